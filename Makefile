@@ -1,0 +1,53 @@
+# The two set-up commands are `make demo` and `make test`; both build everything they need.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+SMOKE := .venv-smoke
+EXTRAS ?= dev
+export PYO3_PYTHON := $(abspath $(BIN)/python)
+
+.PHONY: demo test lint rust-check pytest wheel-smoke bench build clean
+
+# A virtualenv with the package (release build of the Rust core) and the extras installed.
+$(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip "maturin>=1.5,<2"
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras $(EXTRAS)
+	touch $@
+
+build: $(BIN)/.ready
+
+demo: build
+	$(BIN)/whileai demo
+
+rust-check:
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --all-targets --features python -- -D warnings
+	cargo test --quiet
+
+lint: build
+	$(BIN)/ruff check python tests benches
+	$(BIN)/mypy
+
+pytest: build
+	WHILEAI_REQUIRE_NATIVE=1 $(BIN)/python -m pytest
+	WHILEAI_PURE=1 $(BIN)/python -m pytest
+
+# The wheel as a user gets it: built by maturin, installed with plain pip into a clean venv.
+wheel-smoke: build
+	rm -rf dist $(SMOKE)
+	$(BIN)/maturin build --release --quiet --out dist
+	$(PYTHON) -m venv $(SMOKE)
+	$(SMOKE)/bin/python -m pip install --quiet dist/*.whl
+	cd / && WHILEAI_REQUIRE_NATIVE=1 $(abspath $(SMOKE))/bin/python -c \
+	  "import whileai, whileai.simulations; assert whileai.BACKEND == 'rust', whileai.BACKEND; print('wheel ok:', whileai.__version__, whileai.BACKEND)"
+
+test: rust-check lint pytest wheel-smoke
+
+bench: build
+	$(BIN)/python -m pip install --quiet numpy scipy scikit-learn
+	for b in benches/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf target dist $(VENV) $(SMOKE)

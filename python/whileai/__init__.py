@@ -1,0 +1,36 @@
+"""whileai: turn an agent's tools and system prompt into post-training data you can trust.
+
+>>> import whileai
+>>> whileai.BACKEND in ("rust", "python")
+True
+"""
+
+from __future__ import annotations
+
+from whileai._backend import BACKEND
+from whileai._version import __version__
+from whileai.errors import (
+    AuthError,
+    BackendError,
+    ConfigError,
+    JudgeError,
+    PublishGateError,
+    QuotaError,
+    RowError,
+    SpecError,
+    WhileaiError,
+)
+
+__all__ = [
+    "BACKEND",
+    "AuthError",
+    "BackendError",
+    "ConfigError",
+    "JudgeError",
+    "PublishGateError",
+    "QuotaError",
+    "RowError",
+    "SpecError",
+    "WhileaiError",
+    "__version__",
+]

@@ -1,0 +1,98 @@
+"""The one switch between the Rust kernels (``whileai._native``) and the pure-Python ones.
+
+Chosen once, at import:
+
+- ``WHILEAI_PURE=1`` forces the pure-Python kernels;
+- ``WHILEAI_REQUIRE_NATIVE=1`` makes a missing or stale native module an error;
+- otherwise the native module is used when it imports and its version matches the package,
+  and the pure kernels are used silently when it is absent. A stale native module (built
+  from another version) is refused with a warning.
+
+Both backends return exactly the same results for the same inputs and seed, so the choice
+changes speed only. No other module imports ``_native`` or ``_pure``: call the kernels from here.
+
+>>> from whileai import _backend
+>>> _backend.BACKEND in ("rust", "python")
+True
+>>> _backend.hash64("order") == _backend.hash64("order")
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from whileai import _pure
+from whileai._version import __version__
+from whileai.config import flag
+from whileai.errors import BackendError
+
+__all__ = ["BACKEND", "KERNEL_BACKENDS", "NATIVE_ERROR", "kernel_names"]
+
+# Every kernel function, grouped by the kernel it belongs to (design section 4).
+KERNELS: dict[str, tuple[str, ...]] = {
+    "primitives": ("splitmix64_stream", "uniform_floats", "bounded_ints", "hash64", "tokenize"),
+    "embed": ("embed", "embed_counts"),
+}
+
+
+def _load_native() -> tuple[ModuleType | None, str | None]:
+    """Import the native module; return it (or None) and why it was not used."""
+    if flag("PURE"):
+        return None, "WHILEAI_PURE is set"
+    try:
+        native = importlib.import_module("whileai._native")
+    except ImportError as exc:
+        reason = f"whileai._native did not import ({exc})"
+        if flag("REQUIRE_NATIVE"):
+            raise BackendError(
+                f"{reason}; WHILEAI_REQUIRE_NATIVE is set. Build it with `maturin develop "
+                "--release` or install a wheel, or unset WHILEAI_REQUIRE_NATIVE."
+            ) from exc
+        return None, reason
+    native_version = getattr(native, "__version__", None)
+    if native_version != __version__:
+        reason = (
+            f"whileai._native is version {native_version!r} but the package is {__version__!r}: "
+            "rebuild it with `maturin develop --release`"
+        )
+        if flag("REQUIRE_NATIVE"):
+            raise BackendError(reason + "; WHILEAI_REQUIRE_NATIVE is set.")
+        warnings.warn(reason + "; using the pure-Python kernels.", RuntimeWarning, stacklevel=2)
+        return None, reason
+    return native, None
+
+
+_NATIVE, NATIVE_ERROR = _load_native()
+BACKEND: str = "rust" if _NATIVE is not None else "python"
+
+# Which backend serves each kernel function. A function the native module lacks (a kernel not
+# yet ported) is served by the pure backend and shows as "python" here and in `whileai info`.
+KERNEL_BACKENDS: dict[str, str] = {}
+
+
+def _pick(name: str) -> Any:
+    if _NATIVE is not None and hasattr(_NATIVE, name):
+        KERNEL_BACKENDS[name] = "rust"
+        return getattr(_NATIVE, name)
+    KERNEL_BACKENDS[name] = "python"
+    return getattr(_pure, name)
+
+
+def kernel_names() -> list[str]:
+    """Return every kernel function name, in declaration order."""
+    return [name for names in KERNELS.values() for name in names]
+
+
+# The kernels. Signatures and exact semantics: docs/kernels.md and _native.pyi.
+splitmix64_stream: Callable[[int, int, int], list[int]] = _pick("splitmix64_stream")
+uniform_floats: Callable[[int, int, int], list[float]] = _pick("uniform_floats")
+bounded_ints: Callable[[int, int, int, int], list[int]] = _pick("bounded_ints")
+hash64: Callable[[str], int] = _pick("hash64")
+tokenize: Callable[..., list[str]] = _pick("tokenize")
+embed: Callable[..., Any] = _pick("embed")
+embed_counts: Callable[..., Any] = _pick("embed_counts")

@@ -1,0 +1,21 @@
+"""The reference kernels in pure Python: the definition the Rust kernels must match exactly.
+
+Import them through ``whileai._backend``, never directly (design section 4).
+"""
+
+from __future__ import annotations
+
+from whileai._pure.embed import embed, embed_counts
+from whileai._pure.hash import hash64
+from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
+from whileai._pure.tokenize import tokenize
+
+__all__ = [
+    "bounded_ints",
+    "embed",
+    "embed_counts",
+    "hash64",
+    "splitmix64_stream",
+    "tokenize",
+    "uniform_floats",
+]

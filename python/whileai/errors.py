@@ -1,0 +1,59 @@
+"""One small error hierarchy: every error the package raises on purpose is a ``WhileaiError``.
+
+Each class also subclasses the builtin a caller would naturally catch (``ValueError`` for bad
+input, ``RuntimeError`` for a failed run, ...), so ``except ValueError`` keeps working.
+
+>>> from whileai.errors import RowError
+>>> issubclass(RowError, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthError",
+    "BackendError",
+    "ConfigError",
+    "JudgeError",
+    "PublishGateError",
+    "QuotaError",
+    "RowError",
+    "SpecError",
+    "WhileaiError",
+]
+
+
+class WhileaiError(Exception):
+    """Root of every error whileai raises on purpose."""
+
+
+class SpecError(WhileaiError, ValueError):
+    """The agent spec (tools, system prompt, spec folder) cannot be used as given."""
+
+
+class RowError(WhileaiError, ValueError):
+    """A row (or a JSONL line) does not follow the row contract."""
+
+
+class ConfigError(WhileaiError, ValueError):
+    """A setting, environment variable or keyword has a value that cannot be used."""
+
+
+class JudgeError(WhileaiError, RuntimeError):
+    """A judge could not be run at all (as opposed to one row failing, which is recorded)."""
+
+
+class PublishGateError(WhileaiError, RuntimeError):
+    """The publish gate refused a dataset: it is ungraded or carries no learning signal."""
+
+
+class BackendError(WhileaiError, RuntimeError):
+    """The native kernels are missing, stale, or a model endpoint failed for good."""
+
+
+class AuthError(WhileaiError, PermissionError):
+    """A model endpoint refused the credentials (HTTP 401/403)."""
+
+
+class QuotaError(WhileaiError, RuntimeError):
+    """A model endpoint's quota is spent (HTTP 429 without a usable Retry-After)."""

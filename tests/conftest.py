@@ -1,0 +1,53 @@
+"""Shared fixtures: both kernel backends, and a private WHILEAI_HOME for every test."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def _native_or_skip() -> ModuleType:
+    try:
+        return importlib.import_module("whileai._native")
+    except ImportError:
+        if os.environ.get("WHILEAI_REQUIRE_NATIVE"):
+            raise
+        pytest.skip("whileai._native is not built (WHILEAI_REQUIRE_NATIVE unset)")
+
+
+@pytest.fixture(params=["rust", "python"])
+def backend(request: pytest.FixtureRequest) -> ModuleType:
+    """Each kernel test runs once per backend: the Rust module and the pure-Python reference."""
+    if request.param == "rust":
+        return _native_or_skip()
+    return importlib.import_module("whileai._pure")
+
+
+@pytest.fixture
+def both_backends() -> tuple[ModuleType, ModuleType]:
+    """(native, pure), for differential tests that compare the two on one input."""
+    return _native_or_skip(), importlib.import_module("whileai._pure")
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No test writes to the real home directory."""
+    home = tmp_path_factory.mktemp("whileai-home")
+    monkeypatch.setenv("WHILEAI_HOME", str(home))
+    monkeypatch.setenv("HOME", str(home))
+    yield
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """The ../shared folder (product documents and fixtures); skip when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not present")
+    return SHARED
