@@ -37,6 +37,7 @@ __all__ = ["BACKEND", "KERNEL_BACKENDS", "NATIVE_ERROR", "kernel_names"]
 KERNELS: dict[str, tuple[str, ...]] = {
     "primitives": ("splitmix64_stream", "uniform_floats", "bounded_ints", "hash64", "tokenize"),
     "embed": ("embed", "embed_counts"),
+    "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
 }
 
 
@@ -96,3 +97,7 @@ hash64: Callable[[str], int] = _pick("hash64")
 tokenize: Callable[..., list[str]] = _pick("tokenize")
 embed: Callable[..., Any] = _pick("embed")
 embed_counts: Callable[..., Any] = _pick("embed_counts")
+# Resampling (docs/kernels.md, "Resampling"): flat float buffers in, array('d') out.
+bootstrap_means: Callable[[Any, int, int], Any] = _pick("bootstrap_means")
+bootstrap_mean_diff: Callable[[Any, Any, int, int], Any] = _pick("bootstrap_mean_diff")
+sign_flip_means: Callable[[Any, int, int], Any] = _pick("sign_flip_means")

@@ -5,16 +5,20 @@ Import them through ``whileai._backend``, never directly (design section 4).
 
 from __future__ import annotations
 
+from whileai._pure.bootstrap import bootstrap_mean_diff, bootstrap_means, sign_flip_means
 from whileai._pure.embed import embed, embed_counts
 from whileai._pure.hash import hash64
 from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
 from whileai._pure.tokenize import tokenize
 
 __all__ = [
+    "bootstrap_mean_diff",
+    "bootstrap_means",
     "bounded_ints",
     "embed",
     "embed_counts",
     "hash64",
+    "sign_flip_means",
     "splitmix64_stream",
     "tokenize",
     "uniform_floats",
