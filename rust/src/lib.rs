@@ -1,6 +1,11 @@
 //! The hot core of whileai: plain Rust kernels, with all Python glue in `bindings.rs`.
 
+pub mod embed;
 pub mod error;
+pub mod hash;
+pub mod rng;
+pub mod tokenize;
+pub mod unicode_data;
 
 #[cfg(feature = "python")]
 mod bindings;

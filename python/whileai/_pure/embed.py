@@ -50,8 +50,8 @@ def embed_counts(texts: Sequence[str], dim: int = 256) -> array[int]:
 
 def embed(texts: Sequence[str], dim: int = 256) -> array[float]:
     """Return the L2-normalised float64 embeddings of every text, row-major."""
+    counts = embed_counts(texts, dim)  # checks texts, then dim (the order both backends keep)
     dim = check_dim(dim)
-    counts = embed_counts(texts, dim)
     out = array("d", bytes(8 * len(counts)))
     for base in range(0, len(counts), dim):
         row = counts[base : base + dim]

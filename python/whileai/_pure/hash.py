@@ -17,6 +17,8 @@ _HASH_SEED = 0x243F6A8885A308D3
 
 def hash64(text: str) -> int:
     """Return the stable 64-bit hash of ``text``'s UTF-8 bytes."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
     data = text.encode("utf-8")
     h = _HASH_SEED ^ ((len(data) * GOLDEN) & MASK64)
     for start in range(0, len(data), 8):

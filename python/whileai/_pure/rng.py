@@ -13,6 +13,8 @@ __all__ = [
     "MASK64",
     "Stream",
     "bounded_ints",
+    "check_bound",
+    "check_count",
     "check_seed",
     "mix64",
     "splitmix64_stream",
@@ -38,6 +40,26 @@ def check_seed(seed: object, what: str = "seed") -> int:
     return seed & MASK64
 
 
+def check_bound(bound: object) -> int:
+    """Return ``bound`` if it is an int in [1, 2**64), else raise the error both backends raise."""
+    if isinstance(bound, bool) or not isinstance(bound, int):
+        raise TypeError(f"bound must be an int, got {type(bound).__name__}")
+    if bound < 1:
+        raise ValueError(f"bound must be at least 1, got {bound}")
+    if bound > MASK64:
+        raise ValueError(f"bound must be below 2**64, got {bound}")
+    return bound
+
+
+def check_count(count: object) -> int:
+    """Return ``count`` if it is an int >= 0, else raise the error both backends raise."""
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise TypeError(f"count must be an int, got {type(count).__name__}")
+    if count < 0:
+        raise ValueError(f"count must be at least 0, got {count}")
+    return count
+
+
 class Stream:
     """The splitmix64 stream of one independent unit of work."""
 
@@ -59,8 +81,7 @@ class Stream:
 
     def below(self, bound: int) -> int:
         """Return an int in [0, bound) by Lemire's multiply-shift with rejection."""
-        if bound < 1:
-            raise ValueError(f"bound must be at least 1, got {bound}")
+        bound = check_bound(bound)
         m = self.next() * bound
         low = m & MASK64
         if low < bound:
@@ -74,18 +95,17 @@ class Stream:
 def splitmix64_stream(seed: int, unit: int, count: int) -> list[int]:
     """Return the first ``count`` raw values of the stream ``(seed, unit)``."""
     stream = Stream(seed, unit)
-    return [stream.next() for _ in range(count)]
+    return [stream.next() for _ in range(check_count(count))]
 
 
 def uniform_floats(seed: int, unit: int, count: int) -> list[float]:
     """Return ``count`` floats in [0, 1) from the stream ``(seed, unit)``."""
     stream = Stream(seed, unit)
-    return [stream.uniform() for _ in range(count)]
+    return [stream.uniform() for _ in range(check_count(count))]
 
 
 def bounded_ints(seed: int, unit: int, bound: int, count: int) -> list[int]:
     """Return ``count`` ints in [0, bound) from the stream ``(seed, unit)``."""
-    if bound < 1:
-        raise ValueError(f"bound must be at least 1, got {bound}")
     stream = Stream(seed, unit)
-    return [stream.below(bound) for _ in range(count)]
+    bound = check_bound(bound)
+    return [stream.below(bound) for _ in range(check_count(count))]

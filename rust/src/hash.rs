@@ -1,0 +1,47 @@
+//! The stable 64-bit text hash shared by both backends (docs/kernels.md, "Hashing").
+
+use crate::rng::{mix64, GOLDEN};
+
+const HASH_SEED: u64 = 0x243F_6A88_85A3_08D3;
+
+/// The stable 64-bit hash of a byte string (the UTF-8 bytes of a token).
+#[inline]
+pub fn hash64(data: &[u8]) -> u64 {
+    let mut h = HASH_SEED ^ (data.len() as u64).wrapping_mul(GOLDEN);
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = mix64(h ^ u64::from_le_bytes(word));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        h = mix64(h ^ u64::from_le_bytes(word));
+    }
+    mix64(h)
+}
+
+/// The hash of the bigram `a b` from the two token hashes.
+#[inline]
+pub fn pair64(a: u64, b: u64) -> u64 {
+    mix64(a.wrapping_mul(GOLDEN) ^ b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_space_differ_and_padding_is_not_confused_with_nul() {
+        assert_ne!(hash64(b""), hash64(b" "));
+        assert_ne!(hash64(b"a"), hash64(b"a\0"));
+        assert_eq!(hash64(b"order"), hash64(b"order"));
+    }
+
+    #[test]
+    fn pair_is_ordered() {
+        assert_ne!(pair64(1, 2), pair64(2, 1));
+    }
+}
