@@ -1,0 +1,194 @@
+"""Row helpers: scrub teacher-only data, rebuild the chat, group by task, stamp for export.
+
+All functions are pure: they never change the row they are given.
+
+>>> row = {"prompt": "hi", "privileged": {"reference": "42"}, "final_text": "hello"}
+>>> export_row(row)
+{'prompt': 'hi', 'final_text': 'hello', 'schema_version': '1'}
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from whileai.errors import RowError
+from whileai.simulations.schema import SCHEMA_VERSION
+
+__all__ = ["DROPPED_KEYS", "conversation", "export_row", "scrub", "task_key"]
+
+# Keys removed at any depth: the teacher-only block (with its principle, hidden_state,
+# reference and rubric) and the in-memory embedding.
+DROPPED_KEYS = frozenset({"privileged", "vector"})
+_CHAT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+
+
+def _scrub_text(text: str) -> str:
+    """A JSON text (a tool result, a tool message) is scrubbed too when it could carry a drop."""
+    if not any(f'"{key}"' in text for key in DROPPED_KEYS):
+        return text
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(parsed, (dict, list)):
+        return text
+    cleaned = _scrub_value(parsed)
+    return text if cleaned == parsed else json.dumps(cleaned, ensure_ascii=False)
+
+
+def _scrub_value(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _scrub_value(v) for k, v in value.items() if k not in DROPPED_KEYS}
+    if isinstance(value, list):
+        return [_scrub_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_scrub_value(v) for v in value)
+    if isinstance(value, str):
+        return _scrub_text(value)
+    return value
+
+
+def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``row`` without ``privileged`` or ``vector`` at any depth, chat rebuilt.
+
+    Nested dicts, lists, and JSON texts (a tool result stored as a string) are all cleaned.
+    When the row has ``steps``, ``messages`` is rebuilt from the cleaned steps (keeping a
+    leading system message), so no stale copy of a tool result survives in the chat.
+
+    >>> scrub({"prompt": "hi", "steps": [{"tool": "t", "result": {"privileged": 1, "ok": 2}}]})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'prompt': 'hi', 'steps': [{'tool': 't', 'result': {'ok': 2}}],
+     'messages': [{'role': 'user', 'content': 'hi'},
+      {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_0', 'type': 'function',
+       'function': {'name': 't', 'arguments': '{}'}}]},
+      {'role': 'tool', 'tool_call_id': 'call_0', 'content': '{"ok": 2}'}]}
+    """
+    cleaned: dict[str, Any] = _scrub_value(row)
+    if isinstance(cleaned.get("steps"), list):
+        system = None
+        old = cleaned.get("messages")
+        first = old[0] if isinstance(old, list) and old else None
+        if isinstance(first, Mapping) and first.get("role") == "system":
+            content = first.get("content")
+            system = content if isinstance(content, str) else None
+        cleaned["messages"] = conversation(cleaned, system_prompt=system)
+    return cleaned
+
+
+def _as_json_text(value: Any, empty: str) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return empty
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _tool_call(step: Mapping[str, Any], call_id: str) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {
+            "name": step["tool"],
+            "arguments": _as_json_text(step.get("arguments"), "{}"),
+        },
+    }
+
+
+def _tool_result(step: Mapping[str, Any]) -> str:
+    if "result" not in step and "error" in step:
+        return _as_json_text({"error": step["error"]}, "null")
+    return _as_json_text(step.get("result"), "null")
+
+
+def conversation(row: Mapping[str, Any], system_prompt: str | None = None) -> list[dict[str, Any]]:
+    """Rebuild OpenAI-style chat messages from ``prompt``, ``steps`` and ``final_text``.
+
+    Consecutive tool steps of one agent turn become one assistant message with several
+    ``tool_calls`` (a step's ``turn`` key, when present, splits turns), each answered by a
+    ``tool`` message. An assistant text step right before them becomes that message's content.
+    Call ids come from ``call_id``, else ``call_<n>`` (n counts the row's tool steps from 0).
+    ``final_text`` closes the chat unless the last assistant message already says it.
+
+    >>> conversation({"prompt": "hi", "final_text": "hello"}, system_prompt="Be brief.")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'hi'},
+     {'role': 'assistant', 'content': 'hello'}]
+    """
+    messages: list[dict[str, Any]] = []
+    if system_prompt is not None:
+        messages.append({"role": "system", "content": system_prompt})
+    prompt = row.get("prompt")
+    if isinstance(prompt, str) and prompt:
+        messages.append({"role": "user", "content": prompt})
+    steps = row.get("steps") or []
+    pending_results: list[dict[str, Any]] = []  # tool messages owed to the open assistant turn
+    open_turn: dict[str, Any] = {}
+    last_turn_key: Any = None
+    n_tool = 0
+    for index, step in enumerate(steps):
+        if not isinstance(step, Mapping):
+            raise RowError(f"steps[{index}]: expected an object (dict), got {type(step).__name__}")
+        if "tool" in step:
+            turn_key = step.get("turn")
+            same_turn = bool(open_turn) and (turn_key is None or turn_key == last_turn_key)
+            if not same_turn:
+                messages.extend(pending_results)
+                pending_results = []
+                previous = messages[-1] if messages else None
+                if (previous is not None and previous.get("role") == "assistant"
+                        and "tool_calls" not in previous):
+                    open_turn = previous  # the agent's text before its calls: one message
+                else:
+                    open_turn = {"role": "assistant", "content": None}
+                    messages.append(open_turn)
+                open_turn["tool_calls"] = []
+            call_id = step.get("call_id")
+            call_id = call_id if isinstance(call_id, str) and call_id else f"call_{n_tool}"
+            n_tool += 1
+            open_turn["tool_calls"].append(_tool_call(step, call_id))
+            pending_results.append(
+                {"role": "tool", "tool_call_id": call_id, "content": _tool_result(step)}
+            )
+            last_turn_key = turn_key
+            continue
+        messages.extend(pending_results)
+        pending_results, open_turn, last_turn_key = [], {}, None
+        messages.append({k: copy.deepcopy(step[k]) for k in _CHAT_KEYS if k in step})
+    messages.extend(pending_results)
+    final = row.get("final_text")
+    if isinstance(final, str) and final:
+        last = messages[-1] if messages else {}
+        if not (last.get("role") == "assistant" and "tool_calls" not in last
+                and last.get("content") == final):
+            messages.append({"role": "assistant", "content": final})
+    return messages
+
+
+def task_key(row: Mapping[str, Any], *, where: str = "row") -> str:
+    """The key that groups a row's repeats: ``scenario_id``, else ``task_id``, else ``prompt``.
+
+    >>> task_key({"scenario_id": "sc-0123456789", "prompt": "hi"}), task_key({"prompt": "hi"})
+    ('sc-0123456789', 'hi')
+    """
+    for key in ("scenario_id", "task_id", "prompt"):
+        value = row.get(key)
+        if isinstance(value, str) and value:
+            return value
+    raise RowError(
+        f"{where} has no task key: none of scenario_id, task_id, prompt is a non-empty string "
+        f"(keys: {sorted(row)[:10]}). Set one so repeats of the same ask group together."
+    )
+
+
+def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The row as it may leave the run: ``scrub``-bed, and stamped ``schema_version`` ``"1"``.
+
+    >>> export_row({"prompt": "hi", "vector": [0.1, 0.2]})
+    {'prompt': 'hi', 'schema_version': '1'}
+    """
+    cleaned = scrub(row)
+    cleaned["schema_version"] = SCHEMA_VERSION
+    return cleaned
