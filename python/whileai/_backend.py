@@ -38,6 +38,8 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "primitives": ("splitmix64_stream", "uniform_floats", "bounded_ints", "hash64", "tokenize"),
     "embed": ("embed", "embed_counts"),
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
+    "ngram": ("NgramIndex",),
+    "scan": ("within_group_scan",),
 }
 
 
@@ -97,6 +99,11 @@ hash64: Callable[[str], int] = _pick("hash64")
 tokenize: Callable[..., list[str]] = _pick("tokenize")
 embed: Callable[..., Any] = _pick("embed")
 embed_counts: Callable[..., Any] = _pick("embed_counts")
+# NgramIndex(texts, n) -> .scan(texts) -> (best, covered, total, shared); .exact; .to_bytes
+NgramIndex: type[_pure.NgramIndex] = _pick("NgramIndex")
+# within_group_scan(indptr, indices, values, n_features, groups, reward, n_perm, seed)
+#   -> (rho per feature, max |rho| per permutation, varying rows per feature)
+within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_scan")
 # Resampling (docs/kernels.md, "Resampling"): flat float buffers in, array('d') out.
 bootstrap_means: Callable[[Any, int, int], Any] = _pick("bootstrap_means")
 bootstrap_mean_diff: Callable[[Any, Any, int, int], Any] = _pick("bootstrap_mean_diff")

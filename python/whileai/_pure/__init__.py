@@ -8,10 +8,13 @@ from __future__ import annotations
 from whileai._pure.bootstrap import bootstrap_mean_diff, bootstrap_means, sign_flip_means
 from whileai._pure.embed import embed, embed_counts
 from whileai._pure.hash import hash64
+from whileai._pure.ngram import NgramIndex
 from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
+from whileai._pure.scan import within_group_scan
 from whileai._pure.tokenize import tokenize
 
 __all__ = [
+    "NgramIndex",
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
@@ -22,4 +25,5 @@ __all__ = [
     "splitmix64_stream",
     "tokenize",
     "uniform_floats",
+    "within_group_scan",
 ]

@@ -1,0 +1,175 @@
+"""The within-group correlation scan and its permutation noise floor (docs/kernels.md, "Scan").
+
+Input is a sparse feature matrix in CSR form (one row per observation, one column per feature),
+a group id per row (the ask) and a reward per row. Only *mixed* groups (two or more rows whose
+rewards are not all equal) take part: a grouped update learns nothing from the others. Within
+each mixed group the reward and every feature are centred on the group mean; a feature's
+correlation is the Pearson correlation of the centred values over the mixed groups. The noise
+floor shuffles the centred reward within each mixed group (Fisher-Yates, one splitmix64 stream
+per permutation) and records the largest |rho| over all features for each permutation.
+
+Every sum runs in one documented order (groups ascending, rows ascending within a group), so a
+port that follows the same order returns the same floats.
+
+>>> from array import array
+>>> indptr = array("q", [0, 1, 1, 1, 2])            # feature 0 on rows 0 and 3
+>>> rho, floor, support = within_group_scan(
+...     indptr, array("q", [0, 0]), array("d", [1.0, 1.0]), 1,
+...     array("q", [0, 0, 1, 1]), array("d", [1.0, 0.0, 0.0, 1.0]), 2, 0)
+>>> list(rho), len(floor), list(support)
+([1.0], 2, [4])
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+
+from whileai._pure.rng import Stream, check_count, check_seed
+
+__all__ = ["within_group_scan"]
+
+
+def _check_inputs(
+    indptr: Sequence[int],
+    indices: Sequence[int],
+    values: Sequence[float],
+    n_features: int,
+    groups: Sequence[int],
+    reward: Sequence[float],
+) -> None:
+    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 0:
+        raise ValueError(f"n_features must be an int >= 0, got {n_features!r}")
+    n_rows = len(groups)
+    if len(reward) != n_rows:
+        raise ValueError(f"reward has {len(reward)} values but groups has {n_rows}")
+    if len(indptr) != n_rows + 1 or (n_rows + 1 and indptr[0] != 0):
+        raise ValueError(f"indptr must have {n_rows + 1} entries starting at 0, got {len(indptr)}")
+    if len(indices) != len(values) or indptr[-1] != len(indices):
+        raise ValueError(
+            f"indices ({len(indices)}) and values ({len(values)}) must both have indptr[-1] "
+            f"({indptr[-1]}) entries"
+        )
+    for i in range(n_rows):
+        if indptr[i + 1] < indptr[i]:
+            raise ValueError(f"indptr must not decrease (at row {i})")
+        if groups[i] < 0:
+            raise ValueError(f"groups[{i}] must be >= 0, got {groups[i]}")
+        if not math.isfinite(reward[i]):
+            raise ValueError(f"reward[{i}] must be finite, got {reward[i]}")
+    for k, j in enumerate(indices):
+        if not 0 <= j < n_features:
+            raise ValueError(f"indices[{k}] = {j} is outside [0, {n_features})")
+
+
+def _mean(values: Sequence[float]) -> float:
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values)
+
+
+def within_group_scan(
+    indptr: Sequence[int],
+    indices: Sequence[int],
+    values: Sequence[float],
+    n_features: int,
+    groups: Sequence[int],
+    reward: Sequence[float],
+    n_perm: int = 0,
+    seed: int = 0,
+) -> tuple[array[float], array[float], array[int]]:
+    """Return (rho per feature, max |rho| per permutation, rows per feature where it varies).
+
+    Duplicate column indices within one row are added together.
+    """
+    _check_inputs(indptr, indices, values, n_features, groups, reward)
+    n_perm = check_count(n_perm)
+    seed = check_seed(seed)
+    n_rows = len(groups)
+    n_groups = max(groups) + 1 if n_rows else 0
+    members: list[list[int]] = [[] for _ in range(n_groups)]
+    for i in range(n_rows):
+        members[groups[i]].append(i)
+
+    centred = [0.0] * n_rows
+    mixed: list[list[int]] = []
+    for rows in members:
+        if len(rows) < 2:
+            continue
+        first = reward[rows[0]]
+        if all(reward[i] == first for i in rows):
+            continue
+        mean = _mean([reward[i] for i in rows])
+        for i in rows:
+            centred[i] = reward[i] - mean
+        mixed.append(rows)
+    var_r = 0.0
+    for rows in mixed:
+        for i in rows:
+            var_r += centred[i] * centred[i]
+
+    # Per feature and row, the summed value (only rows of mixed groups matter).
+    in_mixed = [False] * n_rows
+    for rows in mixed:
+        for i in rows:
+            in_mixed[i] = True
+    cells: list[dict[int, float]] = [{} for _ in range(n_features)]
+    for i in range(n_rows):
+        if in_mixed[i]:
+            for k in range(indptr[i], indptr[i + 1]):
+                col = cells[indices[k]]
+                col[i] = col.get(i, 0.0) + float(values[k])
+
+    # Centred contributions per feature: (row ids, centred values) over groups where it varies.
+    contrib_rows: list[list[int]] = []
+    contrib_vals: list[list[float]] = []
+    denominators: list[float] = []
+    rho = array("d", [0.0] * n_features)
+    support = array("q", [0] * n_features)
+    for j in range(n_features):
+        col = cells[j]
+        rows_j: list[int] = []
+        vals_j: list[float] = []
+        if col:
+            for rows in mixed:
+                dense = [col.get(i, 0.0) for i in rows]
+                if all(v == dense[0] for v in dense):
+                    continue
+                mean = _mean(dense)
+                rows_j.extend(rows)
+                vals_j.extend(v - mean for v in dense)
+        var_x = 0.0
+        cov = 0.0
+        for i, c in zip(rows_j, vals_j, strict=True):
+            var_x += c * c
+            cov += c * centred[i]
+        denom = math.sqrt(var_x * var_r) if var_x > 0.0 and var_r > 0.0 else 0.0
+        if denom > 0.0:
+            rho[j] = min(1.0, max(-1.0, cov / denom))
+        support[j] = len(rows_j)
+        contrib_rows.append(rows_j)
+        contrib_vals.append(vals_j)
+        denominators.append(denom)
+
+    active = [j for j in range(n_features) if denominators[j] > 0.0]
+    floor = array("d", [0.0] * n_perm)
+    for p in range(n_perm):
+        stream = Stream(seed, p)
+        shuffled = list(centred)
+        for rows in mixed:
+            for k in range(len(rows) - 1, 0, -1):
+                m = stream.below(k + 1)
+                a, b = rows[k], rows[m]
+                shuffled[a], shuffled[b] = shuffled[b], shuffled[a]
+        top = 0.0
+        for j in active:
+            cov = 0.0
+            for i, c in zip(contrib_rows[j], contrib_vals[j], strict=True):
+                cov += c * shuffled[i]
+            value = abs(min(1.0, max(-1.0, cov / denominators[j])))
+            if value > top:
+                top = value
+        floor[p] = top
+    return rho, floor, support
