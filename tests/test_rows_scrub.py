@@ -1,0 +1,179 @@
+"""Row helpers: scrub drops teacher-only data everywhere, conversation rebuilds the chat."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import whileai.simulations as zps
+from whileai.errors import RowError
+
+
+def _keys_anywhere(value: Any) -> set[str]:
+    """Every dict key at any depth, JSON texts included."""
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys_anywhere(v)}
+    if isinstance(value, (list, tuple)):
+        return {k for v in value for k in _keys_anywhere(v)}
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return _keys_anywhere(json.loads(value))
+        except ValueError:
+            return set()
+    return set()
+
+
+def _leaky_row() -> dict[str, Any]:
+    secret = {"principle": "never refund twice", "hidden_state": {"refunded": True},
+              "reference": "deny", "rubric": ["cite policy"]}
+    return {
+        "schema_version": "1",
+        "prompt": "Refund order 4412",
+        "privileged": secret,
+        "vector": [0.1, 0.2],
+        "world_state": {"orders": [{"id": "4412", "vector": [1.0], "privileged": secret}]},
+        "steps": [
+            {"tool": "get_order", "arguments": {"order_id": "4412"}, "call_id": "c1",
+             "result": {"status": "refunded", "privileged": secret}},
+            {"tool": "lookup", "arguments": "{\"q\": \"4412\"}",
+             "result": json.dumps({"hits": 1, "privileged": {"reference": "deny"}})},
+            {"role": "assistant", "content": "Already refunded."},
+        ],
+        "messages": [{"role": "system", "content": "You are the refunds agent."},
+                     {"role": "tool", "content": json.dumps({"privileged": secret})}],
+        "final_text": "It was already refunded.",
+        "info": {"carried": {"privileged": secret, "keep": 1}},
+    }
+
+
+def test_scrub_removes_privileged_and_vector_at_every_depth_including_json_texts() -> None:
+    row = _leaky_row()
+    original = copy.deepcopy(row)
+    cleaned = zps.scrub(row)
+    assert row == original, "scrub must not change its input"
+    assert not {"privileged", "vector", "principle", "hidden_state", "rubric"} & _keys_anywhere(
+        cleaned
+    )
+    assert "never refund twice" not in json.dumps(cleaned)
+    assert cleaned["info"] == {"carried": {"keep": 1}}
+    assert cleaned["steps"][0]["result"] == {"status": "refunded"}
+    assert json.loads(cleaned["steps"][1]["result"]) == {"hits": 1}
+    assert cleaned["world_state"] == {"orders": [{"id": "4412"}]}
+
+
+def test_scrub_rebuilds_messages_from_the_cleaned_steps_keeping_the_system_prompt() -> None:
+    cleaned = zps.scrub(_leaky_row())
+    assert cleaned["messages"] == zps.conversation(
+        cleaned, system_prompt="You are the refunds agent."
+    )
+    assert cleaned["messages"][0] == {"role": "system", "content": "You are the refunds agent."}
+    assert "privileged" not in json.dumps(cleaned["messages"])
+
+
+def test_scrub_leaves_a_clean_json_text_byte_for_byte() -> None:
+    text = '{"a":1,  "b":"vector-free"}'
+    row = {"prompt": "x", "steps": [{"tool": "t", "result": text}]}
+    assert zps.scrub(row)["steps"][0]["result"] == text
+
+
+def test_scrub_keeps_messages_when_the_row_has_no_steps() -> None:
+    row = {"prompt": "x", "messages": [{"role": "user", "content": "x", "vector": [1]}]}
+    assert zps.scrub(row) == {"prompt": "x", "messages": [{"role": "user", "content": "x"}]}
+
+
+leaf = st.none() | st.integers() | st.text(max_size=5)
+key = st.sampled_from(["privileged", "vector", "a", "b", "result", "reference"])
+nested = st.recursive(
+    leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(key, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.dictionaries(key, nested, max_size=4))
+def test_scrub_never_leaves_a_dropped_key(extra: dict[str, Any]) -> None:
+    row = {"prompt": "x", **extra}
+    cleaned = zps.scrub(row)
+    assert not {"privileged", "vector"} & _keys_anywhere(cleaned)
+    assert zps.scrub(cleaned) == cleaned
+
+
+def test_conversation_groups_one_turns_tool_calls_and_answers_each() -> None:
+    row = {
+        "prompt": "Check 1 and 2",
+        "steps": [
+            {"role": "assistant", "content": "Checking both."},
+            {"tool": "get_order", "arguments": {"id": "1"}, "result": {"ok": True}},
+            {"tool": "get_order", "arguments": {"id": "2"}, "call_id": "abc", "result": "late"},
+            {"role": "user", "content": "and the refund?"},
+            {"tool": "refund", "arguments": None, "error": "denied"},
+        ],
+        "final_text": "Refund denied.",
+    }
+    assert zps.conversation(row) == [
+        {"role": "user", "content": "Check 1 and 2"},
+        {"role": "assistant", "content": "Checking both.", "tool_calls": [
+            {"id": "call_0", "type": "function",
+             "function": {"name": "get_order", "arguments": '{"id": "1"}'}},
+            {"id": "abc", "type": "function",
+             "function": {"name": "get_order", "arguments": '{"id": "2"}'}},
+        ]},
+        {"role": "tool", "tool_call_id": "call_0", "content": '{"ok": true}'},
+        {"role": "tool", "tool_call_id": "abc", "content": "late"},
+        {"role": "user", "content": "and the refund?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_2", "type": "function", "function": {"name": "refund",
+                                                               "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_2", "content": '{"error": "denied"}'},
+        {"role": "assistant", "content": "Refund denied."},
+    ]
+
+
+def test_conversation_splits_turns_by_the_turn_key() -> None:
+    row = {"prompt": "p", "steps": [
+        {"tool": "a", "turn": 0, "result": 1}, {"tool": "b", "turn": 1, "result": 2},
+    ]}
+    roles = [m["role"] for m in zps.conversation(row)]
+    assert roles == ["user", "assistant", "tool", "assistant", "tool"]
+
+
+def test_conversation_adds_the_system_prompt_and_does_not_repeat_the_final_text() -> None:
+    row = {"prompt": "hi", "steps": [{"role": "assistant", "content": "bye"}], "final_text": "bye"}
+    assert zps.conversation(row, system_prompt="S") == [
+        {"role": "system", "content": "S"}, {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "bye"},
+    ]
+
+
+def test_conversation_does_not_share_content_objects_with_the_row() -> None:
+    parts = [{"type": "text", "text": "hi"}]
+    row = {"prompt": "p", "steps": [{"role": "user", "content": parts}]}
+    messages = zps.conversation(row)
+    messages[1]["content"].append({"type": "text", "text": "x"})
+    assert parts == [{"type": "text", "text": "hi"}]
+
+
+def test_conversation_names_a_step_that_is_not_a_dict() -> None:
+    with pytest.raises(RowError, match=r"steps\[1\]: expected an object"):
+        zps.conversation({"prompt": "p", "steps": [{"tool": "a"}, "oops"]})
+
+
+def test_task_key_prefers_scenario_then_task_then_prompt() -> None:
+    assert zps.task_key({"scenario_id": "sc-1", "task_id": "t", "prompt": "p"}) == "sc-1"
+    assert zps.task_key({"scenario_id": "", "task_id": "t", "prompt": "p"}) == "t"
+    assert zps.task_key({"task_id": None, "prompt": "p"}) == "p"
+    with pytest.raises(RowError, match=r"rows\[4\] has no task key.*final_text"):
+        zps.task_key({"final_text": "x"}, where="rows[4]")
+
+
+def test_export_row_scrubs_and_stamps_the_version() -> None:
+    old = {"prompt": "hi", "privileged": {"reference": "x"}, "reward": 1.0}
+    exported = zps.export_row(old)
+    assert exported == {"prompt": "hi", "reward": 1.0, "schema_version": "1"}
+    assert zps.row_problems(exported) == []
+    assert "schema_version" not in old
