@@ -27,8 +27,9 @@ rust-check:
 	cargo test --quiet
 
 lint: build
-	$(BIN)/ruff check python tests benches
+	$(BIN)/ruff check python tests benches tools
 	$(BIN)/mypy
+	$(BIN)/python -m mypy.stubtest whileai._native
 
 pytest: build
 	WHILEAI_REQUIRE_NATIVE=1 $(BIN)/python -m pytest

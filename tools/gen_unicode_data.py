@@ -115,7 +115,8 @@ def main() -> None:
         "",
     ]
     RS_OUT.write_text("\n".join(rs), encoding="utf-8")
-    print(f"Unicode {version}: {len(table)} ranges, {len(lower)} lowercase mappings", file=sys.stderr)
+    summary = f"Unicode {version}: {len(table)} ranges, {len(lower)} lowercase mappings"
+    print(summary, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ def _char_class(kinds: set[int]) -> str:
     parts = []
     for lo, hi, kind in RANGES:
         if kind in kinds:
-            parts.append(re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}")
+            first, last = re.escape(chr(lo)), re.escape(chr(hi))
+            parts.append(first if lo == hi else f"{first}-{last}")
     return "[" + "".join(parts) + "]"
 
 
