@@ -69,10 +69,10 @@ def _default(value: Any) -> Any:
     raise TypeError(f"a {type(value).__name__} is not JSON")
 
 
-def _find_unencodable(value: Any, path: str) -> str | None:
-    """The path of the first NaN/inf float or non-JSON object inside ``value``."""
+def _find_unencodable(value: Any, path: str) -> tuple[str, str] | None:
+    """(field path, what is wrong) for the first NaN/inf float or non-JSON object in ``value``."""
     if isinstance(value, float):
-        return None if math.isfinite(value) else f"{path} is {value}"
+        return None if math.isfinite(value) else (path, f"{value} is not a JSON number")
     if isinstance(value, Mapping):
         for k, v in value.items():
             found = _find_unencodable(v, f"{path}.{k}" if path else str(k))
@@ -90,7 +90,7 @@ def _find_unencodable(value: Any, path: str) -> str | None:
     try:
         converted = _default(value)
     except TypeError:
-        return f"{path} is a {type(value).__name__}, which JSON cannot hold"
+        return path, f"JSON cannot hold a {type(value).__name__}"
     return _find_unencodable(converted, path)
 
 
@@ -108,10 +108,10 @@ def dumps_row(row: Any, *, where: str = "row") -> str:
     try:
         return json.dumps(row, ensure_ascii=False, allow_nan=False, default=_default)
     except (ValueError, TypeError) as exc:
-        found = _find_unencodable(row, "") or str(exc)
+        path, what = _find_unencodable(row, "") or ("?", str(exc))
         raise RowError(
-            f"{where}: cannot write as JSON: field `{found}`. Use null for a missing number "
-            "and plain lists/dicts/strings/numbers for everything else."
+            f"{where}: cannot write field `{path}` as JSON: {what}. Use null for a missing "
+            "number and plain lists/dicts/strings/numbers for everything else."
         ) from exc
 
 
