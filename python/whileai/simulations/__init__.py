@@ -5,6 +5,18 @@ The public surface is re-exported here; internals live in stage folders and may 
 
 from __future__ import annotations
 
+from whileai.simulations.ingest import (
+    FAULT_TO_AXIS,
+    dimensions_from_traces,
+    flaw_rows,
+    format_trace_report,
+    infer_harness,
+    load_traces,
+    mine_traces,
+    opening_share,
+    tools_from_traces,
+    trace_report,
+)
 from whileai.simulations.io import JsonlAppender, load_rows, read_jsonl, write_jsonl
 from whileai.simulations.rows import conversation, export_row, scrub, task_key
 from whileai.simulations.schema import (
@@ -25,6 +37,7 @@ from whileai.simulations.schema import (
 )
 
 __all__: list[str] = [
+    "FAULT_TO_AXIS",
     "SCHEMA_VERSION",
     "Calibration",
     "JsonlAppender",
@@ -35,9 +48,16 @@ __all__: list[str] = [
     "Task",
     "calibration_of",
     "conversation",
+    "dimensions_from_traces",
     "export_row",
+    "flaw_rows",
+    "format_trace_report",
     "from_row",
+    "infer_harness",
     "load_rows",
+    "load_traces",
+    "mine_traces",
+    "opening_share",
     "read_jsonl",
     "row_problems",
     "row_schema",
@@ -45,6 +65,8 @@ __all__: list[str] = [
     "scrub",
     "task_key",
     "to_row",
+    "tools_from_traces",
+    "trace_report",
     "validate",
     "write_jsonl",
 ]
