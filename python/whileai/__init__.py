@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from whileai._backend import BACKEND
 from whileai._version import __version__
+from whileai.context import configure, context
 from whileai.errors import (
     AuthError,
     BackendError,
@@ -33,4 +34,6 @@ __all__ = [
     "SpecError",
     "WhileaiError",
     "__version__",
+    "configure",
+    "context",
 ]
