@@ -40,6 +40,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
     "ngram": ("NgramIndex",),
     "scan": ("within_group_scan",),
+    "select": ("select_diverse",),
 }
 
 
@@ -108,3 +109,6 @@ within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_sca
 bootstrap_means: Callable[[Any, int, int], Any] = _pick("bootstrap_means")
 bootstrap_mean_diff: Callable[[Any, Any, int, int], Any] = _pick("bootstrap_mean_diff")
 sign_flip_means: Callable[[Any, int, int], Any] = _pick("sign_flip_means")
+# Diversity selection (docs/kernels.md, "Diversity selection"): counts, dim, k, seed, noise,
+# already-selected indices -> picked indices in order.
+select_diverse: Callable[..., list[int]] = _pick("select_diverse")

@@ -11,6 +11,7 @@ from whileai._pure.hash import hash64
 from whileai._pure.ngram import NgramIndex
 from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
 from whileai._pure.scan import within_group_scan
+from whileai._pure.select import select_diverse
 from whileai._pure.tokenize import tokenize
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "embed",
     "embed_counts",
     "hash64",
+    "select_diverse",
     "sign_flip_means",
     "splitmix64_stream",
     "tokenize",

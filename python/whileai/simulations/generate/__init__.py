@@ -1,0 +1,1 @@
+"""Situation grid, writers, diversity selection, agents and the seeded agent."""

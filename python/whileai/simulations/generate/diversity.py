@@ -1,0 +1,129 @@
+"""Diversity: pick the most spread-out candidate asks, one per task slot; novelty; near-duplicates.
+
+>>> pick_per_group(["cancel order 1", "cancel order 1 now", "where is my refund"], [0, 0, 1],
+...                anchors=[], seed=0)
+([0, 2], [0])
+>>> round(novelty("cancel my order", ["cancel my order"]), 6)
+0.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from whileai import _backend
+
+__all__ = ["DIM", "NOISE", "near_duplicate_share", "novelty", "pick_per_group"]
+
+DIM = 256
+NOISE = 0.02  # a little seeded noise, so equal-looking candidates do not always resolve alike
+
+
+def pick_per_group(
+    texts: Sequence[str],
+    groups: Sequence[int],
+    *,
+    anchors: Sequence[str],
+    seed: int,
+    noise: float = NOISE,
+    dim: int = DIM,
+) -> tuple[list[int], list[int]]:
+    """Choose one candidate per group, farthest-first from the anchors and from each other.
+
+    ``groups[i]`` is the task slot of ``texts[i]`` (0..g-1). Farthest-point selection runs over
+    all candidates; a group the selection left empty gets its first candidate (a coverage fill).
+
+    Returns:
+        (chosen candidate index per group, the groups that were coverage fills).
+    """
+    n_groups = max(groups, default=-1) + 1
+    if not texts:
+        return [], []
+    counts = _backend.embed_counts([*anchors, *texts], dim)
+    offset = len(anchors)
+    picks = _backend.select_diverse(
+        counts, dim, n_groups, seed, noise, list(range(offset))
+    )
+    chosen: list[int | None] = [None] * n_groups
+    for pick in picks:
+        g = groups[pick - offset]
+        if chosen[g] is None:
+            chosen[g] = pick - offset
+    fills: list[int] = []
+    first: dict[int, int] = {}
+    for i, g in enumerate(groups):
+        first.setdefault(g, i)
+    for g in range(n_groups):
+        if chosen[g] is None:
+            chosen[g] = first[g]
+            fills.append(g)
+    return [c if c is not None else 0 for c in chosen], fills
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    if all(isinstance(x, int) for x in a) and all(isinstance(x, int) for x in b):
+        na, nb = sum(x * x for x in a), sum(x * x for x in b)
+        if na == 0 or nb == 0:
+            return 0.0
+        return sum(x * y for x, y in zip(a, b, strict=False)) / math.sqrt(float(na * nb))
+    fa, fb = math.fsum(x * x for x in a), math.fsum(x * x for x in b)
+    if fa == 0.0 or fb == 0.0:
+        return 0.0
+    return math.fsum(x * y for x, y in zip(a, b, strict=False)) / math.sqrt(fa * fb)
+
+
+def novelty(
+    vec: str | Sequence[float], tested: Sequence[str | Sequence[float]], *, dim: int = DIM
+) -> float:
+    """How new ``vec`` is against ``tested``: 1 - the highest cosine similarity (1.0 if none).
+
+    Texts are embedded with the hash embedder; vectors are used as given.
+
+    >>> novelty([1.0, 0.0], [[0.0, 1.0]])
+    1.0
+    """
+    def as_vec(item: str | Sequence[float]) -> Sequence[float]:
+        if isinstance(item, str):
+            return list(_backend.embed_counts([item], dim))
+        return item
+
+    if not tested:
+        return 1.0
+    base = as_vec(vec)
+    best = max(_cosine(base, as_vec(t)) for t in tested)
+    return max(0.0, 1.0 - best)
+
+
+def near_duplicate_share(texts: Sequence[str], threshold: float = 0.8) -> float:
+    """Share of texts that sit in at least one pair with token Jaccard >= ``threshold``.
+
+    Uses prefix filtering (tokens ordered rarest first), so it stays fast on thousands of texts.
+
+    >>> near_duplicate_share(["a b c d e", "a b c d e", "x y z"])
+    0.6666666666666667
+    """
+    sets = [frozenset(_backend.tokenize(t)) for t in texts]
+    freq = Counter(tok for s in sets for tok in s)
+    index: dict[str, list[int]] = {}
+    flagged: set[int] = set()
+    for i, s in enumerate(sets):
+        ordered = sorted(s, key=lambda tok: (freq[tok], tok))
+        prefix = len(ordered) - math.ceil(threshold * len(ordered)) + 1
+        seen: set[int] = set()
+        for tok in ordered[: max(prefix, 0)]:
+            for j in index.get(tok, ()):
+                if j in seen:
+                    continue
+                seen.add(j)
+                other = sets[j]
+                union = len(s | other)
+                if union and len(s & other) / union >= threshold:
+                    flagged.update((i, j))
+            index.setdefault(tok, []).append(i)
+        if not s:
+            for j in index.get("", ()):
+                flagged.update((i, j))
+            index.setdefault("", []).append(i)
+    return len(flagged) / len(texts) if texts else 0.0

@@ -1,0 +1,115 @@
+"""The mock world: answers tool calls from the current rollout's records and fires its faults.
+
+>>> w = world([{"name": "get_order", "parameters": {"type": "object",
+...     "properties": {"order_id": {"type": "string"}}}}])
+>>> w.call("get_order", {"order_id": "4412"})["status"]
+'ok'
+>>> w.call("nope", {})["status"]
+'error'
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from whileai.simulations.spec import AgentSpec, ToolSpec, agent_spec
+from whileai.simulations.world.rollout import RolloutContext, current_rollout
+from whileai.simulations.world.values import is_id_param
+
+__all__ = ["World", "fault_result", "world"]
+
+_READ_VERBS = ("get", "find", "list", "search", "lookup", "look", "check", "read", "fetch",
+               "show", "view", "calculate", "query", "track")
+
+
+def fault_result(kind: str, tool: str, record: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The tool result a scheduled fault produces."""
+    if kind == "timeout":
+        return {"status": "error", "error": "timeout", "message": f"{tool} timed out after 30s"}
+    if kind == "permission_denied":
+        return {"status": "error", "error": "permission_denied",
+                "message": f"not authorised to call {tool} for this account"}
+    if kind == "malformed":
+        return {"status": "ok", "data": "<<\x1b[0m%%ERR 0x1f \ufffd{{null,,}}>>", "malformed": True}
+    if kind == "stale":
+        data = dict(record or {})
+        if "status" in data:
+            data["status"] = "pending"
+        return {"status": "ok", "data": data, "stale": True, "as_of": "2025-01-01T00:00:00Z"}
+    if kind == "not_found":
+        return {"status": "not_found", "error": f"{tool}: no matching record"}
+    return {"status": "error", "error": kind}
+
+
+class World:
+    """A schema-shaped mock environment for an agent's tools.
+
+    Inside ``simulate`` each rollout has its own records and fault plan (the current rollout);
+    outside a run, calls go to a private default rollout whose records accept any id.
+    """
+
+    def __init__(self, spec: AgentSpec, *, fault_rate: float = 0.5, seed: int = 0) -> None:
+        self.spec = spec
+        self.fault_rate = float(fault_rate)
+        self.seed = seed
+        self.tools: dict[str, ToolSpec] = {t.name: t for t in spec.tools}
+
+    def __repr__(self) -> str:
+        return f"World({len(self.tools)} tools, fault_rate={self.fault_rate})"
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Answer one tool call: ``{"status": "ok", "data": ...}`` or an error/fault result."""
+        args = dict(arguments or {})
+        if tool not in self.tools:
+            return {"status": "error", "error": "unknown_tool",
+                    "message": f"no tool named {tool!r}; tools: {', '.join(self.tools)}"}
+        ctx = current_rollout()
+        kind = ctx.next_fault(tool) if ctx is not None else None
+        records = ctx.records if ctx is not None else None
+        ids = [str(v) for k, v in args.items() if is_id_param(k) and isinstance(v, str | int)]
+        record = records.get(ids[0]) if records is not None and ids else None
+        if kind is not None:
+            return fault_result(kind, tool, record)
+        if ids and records is not None:
+            missing = [i for i in ids if i not in records]
+            if missing:
+                return {"status": "not_found", "error": f"no record with id {missing[0]!r}"}
+        spec = self.tools[tool]
+        if record is None:  # no id in the call, or no run: echo a plausible record
+            record = {p.name: args.get(p.name) for p in spec.params if p.name in args}
+        if self._is_write(tool):
+            if record.get("status") == "already_processed":
+                return {"status": "conflict", "error": "already processed",
+                        "data": copy.deepcopy(record)}
+            record["status"] = "updated"
+            record["last_action"] = tool
+            return {"status": "ok", "data": copy.deepcopy(record)}
+        return {"status": "ok", "data": copy.deepcopy(record)}
+
+    @staticmethod
+    def _is_write(tool: str) -> bool:
+        first = tool.lower().replace("-", "_").split("_")[0]
+        return first not in _READ_VERBS
+
+    def context(self) -> RolloutContext | None:
+        """The rollout this world is answering right now (None outside a run)."""
+        return current_rollout()
+
+
+def world(
+    tools: object = None,
+    *,
+    system_prompt: str | None = None,
+    spec: str | None = None,
+    fault_rate: float = 0.5,
+    seed: int = 0,
+) -> World:
+    """Return the mock world for ``tools``: pass it to your agent and call ``.call(tool, args)``.
+
+    >>> world([{"name": "ping"}]).call("ping", {})["status"]
+    'ok'
+    """
+    return World(agent_spec(tools=tools, system_prompt=system_prompt, spec=spec),
+                 fault_rate=fault_rate, seed=seed)

@@ -1,0 +1,96 @@
+"""A task's world: the records the mock world holds, the values the ask mentions, the fault plan.
+
+All of it is a pure function of the agent spec, the grid cell and a seed, so re-running a task
+rebuilds the same world.
+
+>>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.generate.grid import build_grid
+>>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
+...     "properties": {"order_id": {"type": "string"}}}}])
+>>> w = draw_world(spec, build_grid(spec).cells[0], seed=0, unit=1, fault_rate=0.5)
+>>> sorted(w.state) == ["records", "state", "target_tools"]
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from whileai._pure.rng import Stream
+from whileai.simulations.generate.grid import Cell
+from whileai.simulations.spec import AgentSpec, ToolSpec
+from whileai.simulations.world.values import entity_noun, fake_value, is_id_param
+
+__all__ = ["FAULT_KINDS", "TaskWorld", "draw_world", "target_tools"]
+
+# Conditions of the grid that the mock world realises as a scheduled fault.
+FAULT_KINDS = ("timeout", "permission_denied", "malformed", "stale", "not_found")
+_RECORD_STATUS = ("active", "pending", "processing", "shipped", "open", "confirmed")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskWorld:
+    """What the world holds for one task (``state``), the values the ask uses, and the faults."""
+
+    state: dict[str, Any]
+    slots: dict[str, Any]
+    faults: tuple[dict[str, Any], ...]
+    nouns: dict[str, str]
+
+
+def target_tools(spec: AgentSpec, cell: Cell) -> tuple[ToolSpec, ...]:
+    """The tools a cell is about: its tool, two tools for ``multi_tool``, none for ``unrelated``."""
+    by_name = {t.name: t for t in spec.tools}
+    tool = cell.value("tool")
+    if tool in by_name:
+        return (by_name[tool],)
+    if tool == "multi_tool" and len(spec.tools) > 1:
+        first = len(cell.key) % len(spec.tools)
+        return (spec.tools[first], spec.tools[(first + 1) % len(spec.tools)])
+    return ()
+
+
+def draw_world(
+    spec: AgentSpec, cell: Cell, *, seed: int, unit: int, fault_rate: float
+) -> TaskWorld:
+    """Draw the records, the ask's values and the fault plan of one task."""
+    draw = Stream(seed, unit)
+    tools = target_tools(spec, cell)
+    slots: dict[str, Any] = {}
+    nouns: dict[str, str] = {}
+    records: dict[str, dict[str, Any]] = {}
+    state = cell.value("state") or "exists"
+    for tool in tools:
+        for param in tool.params:
+            if param.name not in slots:
+                slots[param.name] = fake_value(param, draw)
+            if is_id_param(param.name) and isinstance(slots[param.name], str | int):
+                key = str(slots[param.name])
+                nouns[param.name] = entity_noun(param.name, tool.name)
+                record: dict[str, Any] = {
+                    param.name: slots[param.name],
+                    "kind": nouns[param.name],
+                    "status": _RECORD_STATUS[draw.below(len(_RECORD_STATUS))],
+                    "updated": f"2026-{draw.below(12) + 1:02d}-{draw.below(28) + 1:02d}",
+                }
+                if state == "already_handled":
+                    record["status"] = "already_processed"
+                elif state == "partially_done":
+                    record["status"] = "partially_completed"
+                if state != "missing" and cell.value("condition") != "not_found":
+                    records[key] = record
+                if state == "duplicate":
+                    twin = f"{key}-2"
+                    records[twin] = {**record, param.name: twin, "duplicate_of": key}
+    faults: list[dict[str, Any]] = []
+    condition = cell.value("condition")
+    if condition in FAULT_KINDS and draw.uniform() < fault_rate:
+        tool_name = tools[0].name if tools else (spec.tools[0].name if spec.tools else "*")
+        faults.append({"tool": tool_name, "kind": condition, "call": 0})
+    return TaskWorld(
+        state={"records": records, "state": state, "target_tools": [t.name for t in tools]},
+        slots=slots,
+        faults=tuple(faults),
+        nouns=nouns,
+    )
