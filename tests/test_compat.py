@@ -37,6 +37,8 @@ def test_zeroproof_submodules_are_the_same_module_objects() -> None:
     assert schema is whileai.simulations.schema
     assert sys.modules["zeroproof.simulations"] is whileai.simulations
     assert simulations.Task is whileai.simulations.Task
+    assert whileai.simulations.__spec__ is not None
+    assert whileai.simulations.__spec__.name == "whileai.simulations", "the alias keeps its spec"
 
 
 def test_import_zeroproof_simulations_warns_and_is_whileai_simulations() -> None:

@@ -44,10 +44,15 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         new = _target(spec.name)
         assert new is not None
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        spec.loader_state = module.__spec__  # the import system overwrites __spec__ next
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """The target module ran when it was imported under its own name."""
+        """Nothing to run (the target ran under its own name); give it back its own spec."""
+        alias_spec = module.__spec__
+        if alias_spec is not None and alias_spec.loader is self:
+            module.__spec__ = alias_spec.loader_state
 
 
 if not any(getattr(finder, "zeroproof_alias", False) for finder in sys.meta_path):
