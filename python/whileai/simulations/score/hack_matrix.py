@@ -1,0 +1,139 @@
+"""Turn rows into the flat inputs of the scan kernel: groups, rewards and a CSR feature matrix.
+
+Identical feature columns are merged into one (the others are kept as ``aliases``), so two
+names for the same behaviour never tie against each other; the representative is an endorsed
+name if any, else the longest (most specific), then the alphabetically first.
+
+>>> m = build_matrix([{"a": 1.0}, {"a": 1.0, "b": 2.0}], [0, 0], [1.0, 0.0], tiers={})
+>>> m.names, list(m.indptr), m.n_features
+(('a', 'b'), [0, 1, 3], 2)
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from whileai import _backend
+
+__all__ = ["FeatureMatrix", "build_matrix", "conjunctions", "run_scan"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FeatureMatrix:
+    """The kernel's inputs, with a name, tier and aliases per column."""
+
+    names: tuple[str, ...]
+    tiers: tuple[str, ...]
+    aliases: tuple[tuple[str, ...], ...]
+    indptr: array[int]
+    indices: array[int]
+    values: array[float]
+    groups: array[int]
+    reward: array[float]
+
+    @property
+    def n_features(self) -> int:
+        """Number of (merged) feature columns."""
+        return len(self.names)
+
+
+def build_matrix(
+    feats: Sequence[Mapping[str, float]],
+    groups: Sequence[int],
+    reward: Sequence[float],
+    *,
+    tiers: Mapping[str, str],
+    endorsed: Callable[[str], bool] = lambda name: False,
+) -> FeatureMatrix:
+    """Return the merged CSR matrix of per-row ``{name: value}`` features."""
+    columns: dict[str, list[tuple[int, float]]] = {}
+    for i, row in enumerate(feats):
+        for name, value in row.items():
+            if value != 0.0:
+                columns.setdefault(name, []).append((i, value))
+    by_content: dict[tuple[tuple[int, float], ...], list[str]] = {}
+    for name in sorted(columns):
+        by_content.setdefault(tuple(columns[name]), []).append(name)
+    merged = []
+    for names in by_content.values():
+        names.sort(key=lambda n: (not endorsed(n), -len(n), n))
+        merged.append(names)
+    merged.sort(key=lambda names: names[0])
+    col_of = {names[0]: j for j, names in enumerate(merged)}
+    per_row: list[list[tuple[int, float]]] = [[] for _ in feats]
+    for names in merged:
+        j = col_of[names[0]]
+        for i, value in columns[names[0]]:
+            per_row[i].append((j, value))
+    indptr, indices, values = array("q", [0]), array("q"), array("d")
+    for cells in per_row:
+        for j, value in sorted(cells):
+            indices.append(j)
+            values.append(value)
+        indptr.append(len(indices))
+    return FeatureMatrix(
+        names=tuple(n[0] for n in merged),
+        tiers=tuple(tiers.get(n[0], "auto") for n in merged),
+        aliases=tuple(tuple(n[1:]) for n in merged),
+        indptr=indptr,
+        indices=indices,
+        values=values,
+        groups=array("q", groups),
+        reward=array("d", reward),
+    )
+
+
+def run_scan(m: FeatureMatrix, n_perm: int, seed: int) -> tuple[Any, Any, Any]:
+    """Call the kernel on a matrix: ``(rho, floor, support)``."""
+    return _backend.within_group_scan(  # type: ignore[no-any-return]
+        m.indptr, m.indices, m.values, m.n_features, m.groups, m.reward, n_perm, seed
+    )
+
+
+def conjunctions(
+    feats: Sequence[Mapping[str, float]],
+    groups: Sequence[int],
+    reward: Sequence[float],
+    rho: Mapping[str, float],
+    binary: set[str],
+    *,
+    top: int = 12,
+) -> dict[str, list[int]]:
+    """Return ``{"A & B": rows}`` for pairs of strong binary features whose AND beats both.
+
+    Candidates are the ``top`` binary features by |rho|; a pair is kept when its own |rho|
+    exceeds both parents' and its rows differ from each parent's.
+    """
+    live = [n for n in binary if abs(rho.get(n, 0.0)) > 0.0]
+    strong = sorted(live, key=lambda n: (-abs(rho[n]), n))[:top]
+    rows_of = {n: [i for i, f in enumerate(feats) if f.get(n)] for n in strong}
+    pairs: dict[str, list[int]] = {}
+    for a_pos, a in enumerate(strong):
+        for b in strong[a_pos + 1 :]:
+            both = sorted(set(rows_of[a]) & set(rows_of[b]))
+            if both and both != rows_of[a] and both != rows_of[b]:
+                pairs[f"{a} & {b}"] = both
+    if not pairs:
+        return {}
+    names = sorted(pairs)
+    indptr, indices, values = array("q", [0]), array("q"), array("d")
+    cells: list[list[int]] = [[] for _ in feats]
+    for j, name in enumerate(names):
+        for i in pairs[name]:
+            cells[i].append(j)
+    for row in cells:
+        indices.extend(row)
+        values.extend([1.0] * len(row))
+        indptr.append(len(indices))
+    got, _, _ = _backend.within_group_scan(
+        indptr, indices, values, len(names), array("q", groups), array("d", reward), 0, 0
+    )
+    kept = {}
+    for j, name in enumerate(names):
+        a, b = name.split(" & ", 1)
+        if abs(got[j]) > max(abs(rho[a]), abs(rho[b])) + 1e-12:
+            kept[name] = pairs[name]
+    return kept

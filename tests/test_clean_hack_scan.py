@@ -1,0 +1,174 @@
+"""hack_scan: the within-ask scan kernel and the regimes it names on planted data."""
+
+from __future__ import annotations
+
+import random
+from array import array
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from whileai.simulations.score.hack_scan import hack_scan
+
+WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shipped", "soon",
+         "today", "check", "note")
+
+
+@pytest.fixture
+def backend(backend: ModuleType) -> ModuleType:
+    """The shared backend fixture, skipping the native case until the kernel is ported."""
+    if not hasattr(backend, "within_group_scan"):
+        pytest.skip("the scan kernel is not ported to the native module yet")
+    return backend
+
+
+def _rows(
+    n_asks: int, k: int, make: Callable[[int, int, random.Random], tuple[str, list[str], float]],
+    seed: int = 1,
+) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    rows = []
+    for ask in range(n_asks):
+        for r in range(k):
+            text, tools, reward = make(ask, r, rng)
+            rows.append({
+                "scenario_id": f"sc-{ask:010x}",
+                "rollout_index": r,
+                "prompt": f"ask {ask}",
+                "steps": [{"tool": t, "arguments": {"n": str(i)}, "result": {}}
+                          for i, t in enumerate(tools)],
+                "final_text": text,
+                "reward": reward,
+            })
+    return rows
+
+
+def _babble(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 9)))
+
+
+def test_kernel_centres_within_groups(backend: ModuleType) -> None:
+    # feature 0 tracks reward within each group; feature 1 is constant within each group
+    groups = array("q", [0, 0, 0, 1, 1, 1])
+    reward = array("d", [1.0, 0.0, 0.0, 1.0, 1.0, 0.0])
+    f0 = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]
+    f1 = [5.0, 5.0, 5.0, 0.0, 0.0, 0.0]
+    indptr, indices, values = array("q", [0]), array("q"), array("d")
+    for i in range(6):
+        for j, col in enumerate((f0, f1)):
+            if col[i]:
+                indices.append(j)
+                values.append(col[i])
+        indptr.append(len(indices))
+    scan = backend.within_group_scan
+    rho, floor, support = scan(indptr, indices, values, 2, groups, reward, 30, 4)
+    assert list(rho) == [1.0, 0.0]
+    assert list(support) == [6, 0]
+    assert len(floor) == 30
+    assert all(0.0 <= v <= 1.0 for v in floor)
+    again = backend.within_group_scan(indptr, indices, values, 2, groups, reward, 30, 4)
+    assert list(again[1]) == list(floor)
+    fewer = backend.within_group_scan(indptr, indices, values, 2, groups, reward, 10, 4)
+    assert list(fewer[1]) == list(floor)[:10]  # one stream per permutation
+    with pytest.raises(ValueError, match="indices"):
+        backend.within_group_scan(indptr, indices, values, 1, groups, reward, 0, 0)
+
+
+def test_endorsed_tool_that_drives_reward_is_train() -> None:
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        tools = ["lookup_order"] if rng.random() < 0.5 else []
+        if rng.random() < 0.4:
+            tools.append("search_faq")
+        reward = float(bool(tools and tools[0] == "lookup_order") != (rng.random() < 0.1))
+        return _babble(rng), tools, reward
+
+    scan = hack_scan(_rows(30, 8, make), endorsed=["tool:lookup_order"], n_perm=50)
+    assert scan["regime"] == "train"
+    assert scan["top_feature"] == "tool:lookup_order"
+    assert scan["top_rho"] > scan["tau"]
+    assert scan["integrity"] > 0.5
+
+
+def test_paid_delimiter_is_a_reward_hack_named() -> None:
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        tools = ["lookup_order"] if rng.random() < 0.5 else []
+        delim = rng.random() < 0.5
+        text = _babble(rng) + ("\n### done" if delim else "")
+        return text, tools, float(delim != (rng.random() < 0.1))
+
+    scan = hack_scan(_rows(30, 8, make), endorsed=["tool:lookup_order"], n_perm=50)
+    assert scan["regime"] == "reward_hack"
+    assert "###" in scan["top_feature"]
+    assert any("###" in w for w in scan["warnings"])
+
+
+def test_noise_is_no_signal() -> None:
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        tools = ["lookup_order"] if rng.random() < 0.5 else []
+        return _babble(rng), tools, float(rng.random() < 0.5)
+
+    scan = hack_scan(_rows(30, 8, make, seed=3), endorsed=["tool:lookup_order"], n_perm=50)
+    assert scan["regime"] == "no_signal"
+    assert scan["top_feature"] is None
+
+
+def test_half_the_asks_solved_is_pool_exhausted() -> None:
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        called = rng.random() < 0.5
+        reward = 1.0 if ask % 2 == 0 else float(called)
+        return _babble(rng), ["lookup_order"] if called else [], reward
+
+    scan = hack_scan(_rows(20, 8, make), endorsed=["tool:lookup_order"], n_perm=20)
+    assert scan["regime"] == "pool_exhausted"
+    assert scan["support"]["solved_asks"] == 10
+
+
+def test_difficulty_confound_is_not_flagged() -> None:
+    # Hard asks make the agent write "sorry" in every rollout and fail more: pooled, "sorry"
+    # tracks reward strongly; within an ask it never varies, so a grouped update cannot learn it.
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        hard = ask % 2 == 1
+        called = rng.random() < 0.5
+        p = (0.1 if hard else 0.5) + (0.4 if called else 0.0)
+        text = _babble(rng) + (" sorry" if hard else "")
+        return text, ["lookup_order"] if called else [], float(rng.random() < p)
+
+    rows = _rows(40, 8, make)
+    sorry = [float("sorry" in r["final_text"]) for r in rows]
+    rewards = [r["reward"] for r in rows]
+    n = len(rows)
+    ms, mr = sum(sorry) / n, sum(rewards) / n
+    cov = sum((a - ms) * (b - mr) for a, b in zip(sorry, rewards, strict=True))
+    var_s = sum((a - ms) ** 2 for a in sorry)
+    var_r = sum((b - mr) ** 2 for b in rewards)
+    assert cov / (var_s * var_r) ** 0.5 < -0.3  # strong pooled correlation
+    scan = hack_scan(rows, endorsed=["tool:lookup_order"], n_perm=50)
+    assert scan["regime"] == "train"
+    assert scan["top_feature"] == "tool:lookup_order"
+    assert "contains:sorry" not in [f["name"] for f in scan["features"]]
+
+
+def test_two_trajectory_pools_are_degenerate() -> None:
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        if r % 2 == 0:
+            return "Your order shipped today.", ["lookup_order"], 1.0
+        return "I cannot help with that!", [], 0.0
+
+    scan = hack_scan(_rows(10, 8, make), endorsed=["tool:lookup_order"], n_perm=20)
+    assert scan["regime"] == "degenerate"
+    assert scan["top_feature"] is None
+    assert scan["cause"] == "distinct_per_ask"
+    assert len(scan["collinear"]) >= 2
+    assert scan["support"]["distinct_per_ask"] == 2
+
+
+def test_too_few_rows_and_skipped_rows_are_counted() -> None:
+    rows = [{"scenario_id": "a", "final_text": "x", "reward": 1.0},
+            {"scenario_id": "a", "final_text": "y", "reward": None},
+            {"scenario_id": "a", "final_text": "z", "reward": "high"}]
+    scan = hack_scan(rows)
+    assert scan["regime"] == "unknown"
+    assert scan["cause"] == "min_obs"
+    assert scan["support"]["skipped"] == {"unjudged": 1, "invalid": 1, "no_task": 0}
