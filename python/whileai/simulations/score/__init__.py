@@ -1,0 +1,1 @@
+"""Scoring: judges, verifiers, pass@k, comparisons, judge trust, curriculum and lineage."""
