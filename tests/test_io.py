@@ -203,3 +203,16 @@ def test_appender_from_many_threads_keeps_every_row_whole(tmp_path: Path) -> Non
     assert out.count == 200
     assert sorted(r["prompt"] for r in rows) == sorted(f"{w}-{i}" for w in range(4)
                                                        for i in range(50))
+
+
+def test_a_file_can_be_rewritten_from_its_own_rows(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    zps.write_jsonl(path, [{"prompt": "a"}, {"prompt": "b"}])
+    rewritten = ({**row, "reward": 1.0} for row in zps.read_jsonl(path))
+    assert zps.write_jsonl(path, rewritten) == 2
+    assert zps.load_rows(path) == [{"prompt": "a", "reward": 1.0}, {"prompt": "b", "reward": 1.0}]
+
+
+def test_a_missing_file_is_named_when_the_reader_is_made(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"nope\.jsonl: no such JSONL file"):
+        zps.read_jsonl(tmp_path / "nope.jsonl")

@@ -169,6 +169,8 @@ def test_task_key_prefers_scenario_then_task_then_prompt() -> None:
     assert zps.task_key({"task_id": None, "prompt": "p"}) == "p"
     with pytest.raises(RowError, match=r"rows\[4\] has no task key.*final_text"):
         zps.task_key({"final_text": "x"}, where="rows[4]")
+    with pytest.raises(RowError, match=r"rows\[5\]: expected a row dict, got list"):
+        zps.task_key([], where="rows[5]")  # type: ignore[arg-type]
 
 
 def test_export_row_scrubs_and_stamps_the_version() -> None:

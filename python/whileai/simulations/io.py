@@ -137,6 +137,10 @@ class JsonlReader:
 
     def __init__(self, path: PathLike, *, strict: bool = True) -> None:
         self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(
+                f"{self.path}: no such JSONL file (working folder {Path.cwd()}); check the path"
+            )
         self.strict = strict
         self.rows_read = 0
         self.skipped = 0

@@ -48,7 +48,7 @@ def _scrub_value(value: Any) -> Any:
         return tuple(_scrub_value(v) for v in value)
     if isinstance(value, str):
         return _scrub_text(value)
-    return value
+    return copy.deepcopy(value)  # numbers are returned as they are; other objects copied
 
 
 def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -173,6 +173,8 @@ def task_key(row: Mapping[str, Any], *, where: str = "row") -> str:
     >>> task_key({"scenario_id": "sc-0123456789", "prompt": "hi"}), task_key({"prompt": "hi"})
     ('sc-0123456789', 'hi')
     """
+    if not isinstance(row, Mapping):
+        raise RowError(f"{where}: expected a row dict, got {type(row).__name__}")
     for key in ("scenario_id", "task_id", "prompt"):
         value = row.get(key)
         if isinstance(value, str) and value:
