@@ -118,6 +118,7 @@ class ChatServer:
         class _Server(ThreadingHTTPServer):
             daemon_threads = True
             block_on_close = False
+            request_queue_size = 128
 
             def handle_error(self, request: Any, client_address: Any) -> None:
                 return
@@ -127,9 +128,22 @@ class ChatServer:
 
     @classmethod
     def scripted(cls, answers: Sequence[Answer | dict[str, Any]]) -> ChatServer:
-        """Play ``answers`` in request order; the last one answers every later request."""
+        """Play ``answers`` in order of chat requests; the last one answers every later request.
+
+        ``GET /models`` is answered with one model, ``served-model``, outside the script."""
         items = [a if isinstance(a, Answer) else Answer(a) for a in answers]
-        return cls(lambda _path, _body, i: items[min(i, len(items) - 1)])
+        played = [0]
+        lock = threading.Lock()
+
+        def handler(path: str, _body: dict[str, Any], _i: int) -> Answer:
+            if path.endswith("/models"):  # bare-URL specs ask which model is served
+                return Answer({"object": "list", "data": [{"id": "served-model"}]})
+            with lock:
+                n = played[0]
+                played[0] += 1
+            return items[min(n, len(items) - 1)]
+
+        return cls(handler)
 
     @property
     def url(self) -> str:

@@ -52,14 +52,18 @@ class AgentSettings:
         return max(1, self.avg_turns // 2)
 
 
-def normalise_tools(tools: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+def normalise_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]]:
     """Wrap bare ``function`` dicts as ``{"type": "function", "function": ...}``.
+
+    Objects with ``to_openai()`` (the spec's ``ToolSpec``) are converted first.
 
     >>> normalise_tools([{"name": "f", "parameters": {}}])[0]["type"]
     'function'
     """
     out: list[dict[str, Any]] = []
-    for tool in tools or ():
+    for item in tools or ():
+        to_openai = getattr(item, "to_openai", None)
+        tool: Mapping[str, Any] = to_openai() if callable(to_openai) else item
         if "function" in tool and isinstance(tool["function"], Mapping):
             out.append({"type": "function", "function": dict(tool["function"])})
         else:
@@ -111,28 +115,28 @@ class ModelAgent:
         system_prompt: the agent's policy.
         settings: sampling and loop limits.
         execute: answer tool calls with ``execute(tool, arguments)`` instead of the world.
+        writer: an object with ``follow_up(situation, transcript, *, turn)`` (the engine's
+            ``Writer``) that writes later user turns when ``run`` is given no ``user``.
     """
 
     def __init__(
         self,
         client: ChatClient,
         *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Any] | None = None,
         system_prompt: str = "",
         settings: AgentSettings | None = None,
         execute: Execute | None = None,
+        writer: Any = None,
     ) -> None:
         self.client = client
+        self.name = client.spec.label
+        self.writer = writer
         self.tools = normalise_tools(tools)
         self.tool_names = frozenset(t["function"].get("name", "") for t in self.tools)
         self.system_prompt = system_prompt
         self.settings = settings or AgentSettings()
         self.execute = execute
-
-    @property
-    def name(self) -> str:
-        """The model name, for reports and ``model_version``."""
-        return self.client.spec.label
 
     def close(self) -> None:
         """Close the HTTP sessions."""
@@ -178,7 +182,7 @@ class ModelAgent:
         s = self.settings
         prompt = str(situation_field(situation, "prompt", "") or "")
         system = situation_field(situation, "system_prompt", None) or self.system_prompt
-        user = user or _user_source(situation)
+        user = user or _user_source(situation) or _writer_source(self.writer, situation)
         execute = execute or self.execute
         messages: list[dict[str, Any]] = []
         if system:
@@ -265,6 +269,22 @@ class ModelAgent:
             row["logprob"] = totals["logprob"]
             row["n_tokens"] = totals["n_tokens"]
         return row
+
+
+def _writer_source(writer: Any, situation: object) -> UserTurns | None:
+    follow_up = getattr(writer, "follow_up", None)
+    if not callable(follow_up):
+        return None
+    asked = [0]
+
+    def via_writer(messages: list[dict[str, Any]]) -> str | None:
+        turn = asked[0]
+        asked[0] += 1
+        transcript = [m for m in messages if m.get("role") != "system"]
+        text = follow_up(situation, transcript, turn=turn)
+        return text if isinstance(text, str) and text.strip() else None
+
+    return via_writer
 
 
 def _user_source(situation: object) -> UserTurns | None:

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from whileai import _backend
 from whileai.errors import BackendError
 from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.reply import strip_reasoning
@@ -87,8 +88,47 @@ def _transcript(messages: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _dimensions(obj: object) -> dict[str, Any]:
+    dims = situation_field(obj, "dimensions", None)
+    if callable(dims):
+        dims = dims()
+    if dims is None:
+        cell = situation_field(obj, "cell", None)
+        if cell is not None and callable(getattr(cell, "dimensions", None)):
+            dims = cell.dimensions()
+    if dims is None:
+        dims = situation_field(obj, "scenario_dimensions", None)
+    if dims is None and isinstance(obj, Mapping):
+        dims = {k: v for k, v in obj.items() if isinstance(v, (str, int, float, bool))}
+    return dict(dims or {})
+
+
+def _draft_seed(draft: object) -> int:
+    cell = situation_field(draft, "cell", None)
+    key = f"{getattr(cell, 'key', '')}|v{situation_field(draft, 'visit', 0)}" \
+          f"|p{situation_field(draft, 'phrasing', 0)}|c{situation_field(draft, 'candidate', 0)}"
+    base = int(situation_field(draft, "seed", 0) or 0)
+    return (base + _backend.hash64(key)) % (2**31)
+
+
+def _template_text(draft: object) -> str:
+    """The template writer's wording of the draft, as a plain starting point (or "")."""
+    if situation_field(draft, "cell", None) is None:
+        return ""
+    try:
+        from whileai.simulations.generate.writer import render
+
+        return render(draft)  # type: ignore[arg-type]
+    except Exception:  # a draft the template cannot word: the model writes from the cell
+        return ""
+
+
 class ModelWriter:
-    """Write situations and user turns with a chat model (thread-safe)."""
+    """Write situations and user turns with a chat model (thread-safe).
+
+    Implements the engine's ``Writer`` protocol: ``name``, ``write(drafts)``,
+    ``follow_up(situation, transcript, *, turn)``.
+    """
 
     def __init__(
         self,
@@ -101,6 +141,7 @@ class ModelWriter:
         max_tokens: int | None = 400,
     ) -> None:
         self.client = client
+        self.name = client.spec.label
         self.tools = normalise_tools(tools)
         self.avg_turns = avg_turns
         self.max_attempts = max(1, max_attempts)
@@ -108,11 +149,6 @@ class ModelWriter:
         self.max_tokens = max_tokens
         self._lock = threading.Lock()
         self._counts = {"writer_calls": 0, "writer_retries": 0, "writer_rejected": 0}
-
-    @property
-    def name(self) -> str:
-        """The writer model's name."""
-        return self.client.spec.label
 
     def stats(self) -> dict[str, int]:
         """``writer_calls``, ``writer_retries`` (off-format replies) and ``writer_rejected``."""
@@ -151,30 +187,62 @@ class ModelWriter:
             f"off-format {self.max_attempts} times ({last}); the draw was skipped."
         )
 
-    def write(self, cell: Mapping[str, Any] | object, *, seed: int = 0) -> str:
-        """Write the opening message for a grid cell (its dimensions and any draft ask).
+    def write(self, drafts: Sequence[object]) -> list[str]:
+        """One opening message per draft, in order (the engine's ``Writer`` protocol).
+
+        A draft the model keeps answering off-format gets ``""`` (counted as
+        ``writer_rejected``): the engine skips empty asks, so junk never becomes a row.
+        """
+        return [self._write_or_empty(draft) for draft in drafts]
+
+    def _write_or_empty(self, draft: object) -> str:
+        try:
+            return self.write_one(draft, seed=_draft_seed(draft))
+        except WriterOutputError:
+            return ""
+
+    def write_one(self, draft: Mapping[str, Any] | object, *, seed: int = 0) -> str:
+        """Write the opening message for one draft / grid cell (dimensions, facts, plain ask).
 
         Raises:
             WriterOutputError: the model answered off-format ``max_attempts`` times.
         """
-        dims = situation_field(cell, "dimensions", None)
-        if dims is None:
-            dims = situation_field(cell, "scenario_dimensions", None)
-        if dims is None and isinstance(cell, Mapping):
-            dims = {k: v for k, v in cell.items() if isinstance(v, (str, int, float, bool))}
-        draft = situation_field(cell, "prompt", None)
+        dims = _dimensions(draft)
+        facts = situation_field(draft, "nouns", None) or {}
+        slots = situation_field(draft, "slots", None) or {}
+        known = {**{k: v for k, v in dict(slots).items() if isinstance(v, (str, int, float))},
+                 **dict(facts)}
+        plain = situation_field(draft, "prompt", None) or _template_text(draft)
         lines = [
             "The assistant can use these tools:", _domain(self.tools), "",
-            "Situation (draw the person's side from it):",
-            json.dumps(dims or {}, ensure_ascii=False, sort_keys=True, default=str),
+            "Situation (draw the person's side from it: who they are, their mood, what they "
+            "want):", json.dumps(dims, ensure_ascii=False, sort_keys=True, default=str),
         ]
-        if draft:
-            lines += ["", f"A plain draft of what they want: {draft}",
+        if known:
+            lines += ["Facts the person knows and may mention:",
+                      json.dumps(known, ensure_ascii=False, sort_keys=True, default=str)]
+        if plain:
+            lines += ["", f"A plain draft of what they want: {plain}",
                       "Rewrite it the way this person would actually write it."]
         lines += ["", "Write the person's first message."]
         message, _ = self._ask("\n".join(lines), seed=seed, allow_done=False)
         assert message is not None
         return message
+
+    def follow_up(self, situation: object, transcript: Sequence[Mapping[str, Any]], *,
+                  turn: int) -> str | None:
+        """The person's next message (``turn`` 0 is the first follow-up), or None when done.
+
+        The person speaks at most ``avg_turns // 2`` times, the opening ask included.
+        """
+        if 1 + turn >= max(1, self.avg_turns // 2):
+            return None
+        messages = list(transcript)
+        if not any(m.get("role") == "user" for m in messages[:1]):
+            prompt = situation_field(situation, "prompt", "")
+            messages = [{"role": "user", "content": prompt}, *messages]
+        seed = int(situation_field(situation, "seed", 0) or 0)
+        return self.reply(messages, situation=situation, seed=seed + 7919 * (turn + 1))
 
     def reply(self, messages: Sequence[Mapping[str, Any]], *, situation: object = None,
               seed: int = 0) -> str | None:
@@ -185,7 +253,7 @@ class ModelWriter:
         spoken = sum(1 for m in messages if m.get("role") == "user")
         if spoken >= max(1, self.avg_turns // 2):
             return None
-        dims = situation_field(situation, "dimensions", None) if situation is not None else None
+        dims = _dimensions(situation) if situation is not None else {}
         prompt = "\n".join([
             "The assistant can use these tools:", _domain(self.tools), "",
             *(["Situation: " + json.dumps(dims, sort_keys=True, default=str)] if dims else []),
@@ -194,7 +262,7 @@ class ModelWriter:
             "leave now.",
         ])
         try:
-            message, _done = self._ask(prompt, seed=seed + 1000 * spoken, allow_done=True)
+            message, _done = self._ask(prompt, seed=seed, allow_done=True)
         except WriterOutputError:
             return None
         return message

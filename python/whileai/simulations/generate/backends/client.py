@@ -119,6 +119,7 @@ class ChatClient:
         self._stop = stop or threading.Event()
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._model_lock = threading.Lock()
         self._sessions: list[requests.Session] = []
         self._reached = False
         self._model: str | None = spec.model
@@ -292,6 +293,10 @@ class ChatClient:
         """The model to request: the spec's, else the first one the server lists."""
         if self._model is not None:
             return self._model
+        with self._model_lock:
+            return self._model or self._list_model()
+
+    def _list_model(self) -> str:
         listing = self.request("GET", "/models")
         data = listing.get("data") if isinstance(listing, dict) else None
         if not data or not isinstance(data[0], dict) or not data[0].get("id"):

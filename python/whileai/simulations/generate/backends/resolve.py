@@ -68,10 +68,16 @@ def resolve_agent(
     avg_turns: int = 12,
     max_turns: int | None = None,
     execute: Callable[[str, dict[str, Any]], Any] | None = None,
+    writer: Any = None,
+    agent_spec: Any = None,
     policy: RetryPolicy | None = None,
     stop: threading.Event | None = None,
 ) -> ModelAgent | None:
     """A :class:`ModelAgent` for the resolved agent spec, or None when none is configured.
+
+    ``writer`` (the run's ``Writer``) supplies later user turns via ``follow_up``; ``tools``
+    may be OpenAI-shape dicts, bare function dicts, or objects with ``to_openai()``;
+    ``agent_spec`` (the engine's ``AgentSpec``) fills ``tools`` / ``system_prompt`` when unset.
 
     >>> agent = resolve_agent("vllm:m@http://127.0.0.1:9/v1", system_prompt="Be brief.")
     >>> agent.name
@@ -81,11 +87,14 @@ def resolve_agent(
     model = resolve_spec("agent", spec)
     if model is None:
         return None
+    if agent_spec is not None:
+        tools = tools or getattr(agent_spec, "tools", None)
+        system_prompt = system_prompt or str(getattr(agent_spec, "policy", "") or "")
     settings = AgentSettings(temperature=temperature, max_tokens=max_tokens, logprobs=logprobs,
                              avg_turns=avg_turns, max_turns=max_turns)
     client = ChatClient(model, role="agent", policy=policy, stop=stop)
     return ModelAgent(client, tools=tools, system_prompt=system_prompt, settings=settings,
-                      execute=execute)
+                      execute=execute, writer=writer)
 
 
 def resolve_writer(
