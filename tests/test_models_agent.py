@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from chat_server import Answer, completion, serve
 
+from chat_server import Answer, completion, serve
 from whileai.simulations.generate.backends import (
     ChatClient,
     RetryPolicy,
@@ -79,7 +79,8 @@ def test_multi_turn_native_tool_use_and_wire_format() -> None:
     msgs = second["messages"]
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "tool"]
     call = msgs[2]["tool_calls"][0]
-    assert call["type"] == "function" and call["id"] == "call_a"
+    assert call["type"] == "function"
+    assert call["id"] == "call_a"
     assert isinstance(call["function"]["arguments"], str)
     assert json.loads(call["function"]["arguments"]) == {"order_id": "4412"}
     assert msgs[3]["tool_call_id"] == "call_a"
@@ -118,7 +119,8 @@ def test_unknown_tool_and_non_json_arguments_are_answered_with_errors() -> None:
             agent.close()
     assert world.calls == []
     unknown, bad = row["steps"]
-    assert "unknown tool" in unknown["error"] and "get_order" in unknown["result"]["error"]
+    assert "unknown tool" in unknown["error"]
+    assert "get_order" in unknown["result"]["error"]
     assert "not valid JSON" in bad["error"]
     assert bad["raw_arguments"] == "{order_id: 4412"
     assert row["invalid_tool_calls"] == 2
@@ -159,9 +161,9 @@ def test_turn_cap_stops_a_model_that_calls_tools_forever() -> None:
         finally:
             agent.close()
     assert len(server.requests) == 3
-    assert row["truncated"] is True and row["finish_reason"] == "turn_cap"
-    assert [s["call_id"] for s in row["steps"]] == ["srv_0", "srv_0", "srv_0"] or len(
-        row["steps"]) == 3
+    assert row["truncated"] is True
+    assert row["finish_reason"] == "turn_cap"
+    assert [s["tool"] for s in row["steps"]] == ["get_order"] * 3
 
 
 @pytest.mark.parametrize("mode", [True, "tokens"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import socket
 
 import pytest
-from chat_server import Answer, completion, serve
 
 import whileai
+from chat_server import Answer, completion, serve
 from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
 from whileai.simulations.generate.backends import (
     ChatClient,
@@ -67,7 +67,7 @@ def test_vllm_ollama_and_bare_url_specs(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize("bad", ["anthropic:claude", "gpt-4", "vllm:model-without-url",
                                  "openai:", "ftp://x/v1", ""])
 def test_malformed_specs_list_the_accepted_forms(bad: str) -> None:
-    with pytest.raises(ConfigError, match="Accepted forms|OPENAI_API_KEY") as info:
+    with pytest.raises(ConfigError, match=r"Accepted forms|OPENAI_API_KEY") as info:
         parse_spec(bad)
     assert "vllm:<model>@<url>" in str(info.value) or "OPENAI_API_KEY" in str(info.value)
 
@@ -92,7 +92,7 @@ def test_resolution_order_keyword_context_configure_env(monkeypatch: pytest.Monk
 
 def test_bad_configured_spec_says_where_it_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WHILEAI_AGENT", "nonsense:x")
-    with pytest.raises(ConfigError, match="WHILEAI_AGENT.*unknown backend"):
+    with pytest.raises(ConfigError, match=r"WHILEAI_AGENT.*unknown backend"):
         resolve_agent()
     with pytest.raises(TypeError, match="valid: agent, judge"):
         whileai.configure(model="x")
