@@ -269,5 +269,162 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tokenize, m)?)?;
     m.add_function(wrap_pyfunction!(embed, m)?)?;
     m.add_function(wrap_pyfunction!(embed_counts, m)?)?;
+    register_ported_kernels(m)?;
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ported kernels (phase 2): resampling. Same argument order, checks and messages as `_pure`.
+
+/// Every ported kernel function, registered on the module.
+fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bootstrap_means, m)?)?;
+    m.add_function(wrap_pyfunction!(bootstrap_mean_diff, m)?)?;
+    m.add_function(wrap_pyfunction!(sign_flip_means, m)?)?;
+    m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
+    Ok(())
+}
+
+/// `array.array(typecode, obj)`: the same conversion (and conversion errors) as the pure
+/// backend's `array("d", values)`, then the values copied out.
+fn float_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    let py = obj.py();
+    let array = py.import("array")?.getattr("array")?.call1(("d", obj))?;
+    let raw = array.call_method0("tobytes")?;
+    let raw = raw.cast::<PyBytes>()?.as_bytes();
+    Ok(raw
+        .chunks_exact(8)
+        .map(|c| f64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect())
+}
+
+/// A replicate count: an int >= 0, named `what` in the error.
+fn replicates_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
+    require_int(obj, what)?;
+    if obj.lt(0)? {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be at least 0, got {}",
+            formatted(obj)?
+        )));
+    }
+    obj.extract::<usize>()
+}
+
+/// `n_resamples` bootstrap means of `values` (one splitmix64 stream per replicate).
+#[pyfunction]
+fn bootstrap_means<'py>(
+    py: Python<'py>,
+    values: &Bound<'py, PyAny>,
+    n_resamples: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let seed = seed_arg(seed, "seed")?;
+    let count = replicates_arg(n_resamples, "n_resamples")?;
+    let values = float_buffer(values)?;
+    let out = py.detach(|| crate::bootstrap::bootstrap_means(&values, count, seed))?;
+    new_array(py, "d", &out)
+}
+
+/// `n_resamples` unpaired bootstrap values of `mean(b*) - mean(a*)`.
+#[pyfunction]
+fn bootstrap_mean_diff<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    n_resamples: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let seed = seed_arg(seed, "seed")?;
+    let count = replicates_arg(n_resamples, "n_resamples")?;
+    let a = float_buffer(a)?;
+    crate::bootstrap::check_finite(&a, "a")?;
+    let b = float_buffer(b)?;
+    let out = py.detach(|| crate::bootstrap::bootstrap_mean_diff(&a, &b, count, seed))?;
+    new_array(py, "d", &out)
+}
+
+/// `n_perm` sign-flipped means of `diffs` (a paired permutation null).
+#[pyfunction]
+fn sign_flip_means<'py>(
+    py: Python<'py>,
+    diffs: &Bound<'py, PyAny>,
+    n_perm: &Bound<'py, PyAny>,
+    seed: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let seed = seed_arg(seed, "seed")?;
+    let count = replicates_arg(n_perm, "n_perm")?;
+    let diffs = float_buffer(diffs)?;
+    let out = py.detach(|| crate::bootstrap::sign_flip_means(&diffs, count, seed))?;
+    new_array(py, "d", &out)
+}
+
+/// `array.array("q", obj)`'s values: the pure backend's int sequences, copied out.
+fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    let py = obj.py();
+    let array = py.import("array")?.getattr("array")?.call1(("q", obj))?;
+    let raw = array.call_method0("tobytes")?;
+    let raw = raw.cast::<PyBytes>()?.as_bytes();
+    Ok(raw
+        .chunks_exact(8)
+        .map(|c| i64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect())
+}
+
+/// The within-group correlation scan: `(rho, floor, support)` as `array('d')`, `array('d')`,
+/// `array('q')`.
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+#[pyo3(signature = (indptr, indices, values, n_features, groups, reward, n_perm = None, seed = None),
+       text_signature = "(indptr, indices, values, n_features, groups, reward, n_perm=0, seed=0)")]
+fn within_group_scan<'py>(
+    py: Python<'py>,
+    indptr: &Bound<'py, PyAny>,
+    indices: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    n_features: &Bound<'py, PyAny>,
+    groups: &Bound<'py, PyAny>,
+    reward: &Bound<'py, PyAny>,
+    n_perm: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let features_ok = !n_features.is_instance_of::<PyBool>()
+        && n_features.is_instance_of::<PyInt>()
+        && !n_features.lt(0)?;
+    if !features_ok {
+        return Err(PyValueError::new_err(format!(
+            "n_features must be an int >= 0, got {}",
+            n_features.repr()?
+        )));
+    }
+    let n_features = n_features.extract::<usize>()?;
+    let (indptr, indices, values) = (
+        int_buffer(indptr)?,
+        int_buffer(indices)?,
+        float_buffer(values)?,
+    );
+    let (groups, reward) = (int_buffer(groups)?, float_buffer(reward)?);
+    let input = crate::scan::ScanInput {
+        indptr: &indptr,
+        indices: &indices,
+        values: &values,
+        n_features,
+        groups: &groups,
+        reward: &reward,
+    };
+    crate::scan::check_input(&input)?;
+    let n_perm = match n_perm {
+        Some(obj) => count_arg(obj)?,
+        None => 0,
+    };
+    let seed = match seed {
+        Some(obj) => seed_arg(obj, "seed")?,
+        None => 0,
+    };
+    let (rho, floor, support) =
+        py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed))?;
+    Ok((
+        new_array(py, "d", &rho)?,
+        new_array(py, "d", &floor)?,
+        new_array(py, "q", &support)?,
+    ))
 }

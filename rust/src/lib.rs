@@ -1,9 +1,11 @@
 //! The hot core of whileai: plain Rust kernels, with all Python glue in `bindings.rs`.
 
+pub mod bootstrap;
 pub mod embed;
 pub mod error;
 pub mod hash;
 pub mod rng;
+pub mod scan;
 pub mod tokenize;
 pub mod unicode_data;
 

@@ -1,0 +1,106 @@
+//! Golden vectors of the ported kernels (`tests/golden/{resample,scan}.json`, written by
+//! tools/gen_golden_kernels.py from the pure backend), checked bit for bit without Python.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use whileai_core::{bootstrap, scan};
+
+fn load(name: &str) -> Vec<Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).expect("golden file is JSON");
+    doc["cases"].as_array().expect("a list of cases").clone()
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
+}
+
+fn bits(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+fn to_bits(values: &[f64]) -> Vec<u64> {
+    values.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A seed as the bindings pass it: any JSON integer reduced modulo 2**64.
+fn seed(v: &Value) -> u64 {
+    v.as_u64()
+        .or_else(|| v.as_i64().map(|s| s as u64))
+        .expect("an integer seed")
+}
+
+#[test]
+fn resample_matches_the_pure_backend() {
+    let cases = load("resample.json");
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let args = case["args"].as_array().unwrap();
+        let got = match case["kernel"].as_str().unwrap() {
+            "bootstrap_means" => bootstrap::bootstrap_means(
+                &floats(&args[0]),
+                args[1].as_u64().unwrap() as usize,
+                seed(&args[2]),
+            ),
+            "sign_flip_means" => bootstrap::sign_flip_means(
+                &floats(&args[0]),
+                args[1].as_u64().unwrap() as usize,
+                seed(&args[2]),
+            ),
+            "bootstrap_mean_diff" => bootstrap::bootstrap_mean_diff(
+                &floats(&args[0]),
+                &floats(&args[1]),
+                args[2].as_u64().unwrap() as usize,
+                seed(&args[3]),
+            ),
+            other => panic!("unknown kernel {other}"),
+        }
+        .unwrap();
+        assert_eq!(to_bits(&got), bits(&case["bits"]), "{}", case["kernel"]);
+    }
+}
+
+#[test]
+fn scan_matches_the_pure_backend() {
+    let cases = load("scan.json");
+    assert!(!cases.is_empty());
+    for case in cases {
+        let a = case["args"].as_array().unwrap();
+        let (indptr, indices, values) = (ints(&a[0]), ints(&a[1]), floats(&a[2]));
+        let (groups, reward) = (ints(&a[4]), floats(&a[5]));
+        let input = scan::ScanInput {
+            indptr: &indptr,
+            indices: &indices,
+            values: &values,
+            n_features: a[3].as_u64().unwrap() as usize,
+            groups: &groups,
+            reward: &reward,
+        };
+        let (rho, floor, support) =
+            scan::within_group_scan(&input, a[6].as_u64().unwrap() as usize, seed(&a[7])).unwrap();
+        assert_eq!(to_bits(&rho), bits(&case["rho"]));
+        assert_eq!(to_bits(&floor), bits(&case["floor"]));
+        assert_eq!(support, ints(&case["support"]));
+    }
+}
