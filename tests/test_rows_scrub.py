@@ -179,3 +179,37 @@ def test_export_row_scrubs_and_stamps_the_version() -> None:
     assert exported == {"prompt": "hi", "reward": 1.0, "schema_version": "1"}
     assert zps.row_problems(exported) == []
     assert "schema_version" not in old
+
+
+def test_check_rows_counts_invalid_rows_per_field_and_versions() -> None:
+    report = zps.check_rows([
+        {"prompt": "a", "schema_version": "1"},
+        {"prompt": "b", "reward": "x", "steps": [{"tool": "t", "call_id": 1}]},
+        {"prompt": "c", "reward": "y"},
+        [1],
+    ], examples=1)
+    assert (report["rows"], report["valid"], report["invalid"]) == (4, 1, 3)
+    assert report["by_field"] == {"reward": 2, "steps": 1, "row": 1}
+    assert report["versions"] == {"1": 1, "0": 2}
+    assert [e["row"] for e in report["examples"]] == [1]
+    text = zps.format_row_check(report)
+    assert text.splitlines()[0] == "rows 4: 1 valid, 3 invalid (schema versions: 0=2, 1=1)"
+    assert "row 1: field `steps[0].call_id`" in text
+    assert json.loads(json.dumps(report)) == report
+
+
+def test_cli_rows_check_and_export(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from whileai.cli import main
+
+    source = tmp_path / "in.jsonl"
+    zps.write_jsonl(source, [{"prompt": "a", "privileged": {"reference": "x"}}])
+    assert main(["rows", "check", str(source)]) == 0
+    target = tmp_path / "out.jsonl"
+    assert main(["rows", "export", str(source), str(target)]) == 0
+    assert zps.load_rows(target) == [{"prompt": "a", "schema_version": "1"}]
+    source.write_text('{"prompt": "a", "reward": "high"}\nnot json\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["rows", "check", str(source)]) == 1
+    out = capsys.readouterr().out
+    assert "1 invalid" in out
+    assert "in.jsonl:2: not valid JSON" in out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from whileai.simulations.ingest import (
     FAULT_TO_AXIS,
+    REWARD_KEYS,
     dimensions_from_traces,
     flaw_rows,
     format_trace_report,
@@ -14,11 +15,19 @@ from whileai.simulations.ingest import (
     load_traces,
     mine_traces,
     opening_share,
+    rows_from_otel,
     tools_from_traces,
     trace_report,
 )
 from whileai.simulations.io import JsonlAppender, load_rows, read_jsonl, write_jsonl
-from whileai.simulations.rows import conversation, export_row, scrub, task_key
+from whileai.simulations.rows import (
+    check_rows,
+    conversation,
+    export_row,
+    format_row_check,
+    scrub,
+    task_key,
+)
 from whileai.simulations.schema import (
     SCHEMA_VERSION,
     Calibration,
@@ -38,6 +47,7 @@ from whileai.simulations.schema import (
 
 __all__: list[str] = [
     "FAULT_TO_AXIS",
+    "REWARD_KEYS",
     "SCHEMA_VERSION",
     "Calibration",
     "JsonlAppender",
@@ -47,10 +57,12 @@ __all__: list[str] = [
     "RowParts",
     "Task",
     "calibration_of",
+    "check_rows",
     "conversation",
     "dimensions_from_traces",
     "export_row",
     "flaw_rows",
+    "format_row_check",
     "format_trace_report",
     "from_row",
     "infer_harness",
@@ -58,6 +70,7 @@ __all__: list[str] = [
     "load_traces",
     "mine_traces",
     "opening_share",
+    "rows_from_otel",
     "read_jsonl",
     "row_problems",
     "row_schema",

@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from whileai.errors import RowError
-from whileai.simulations.schema import SCHEMA_VERSION
+from whileai.simulations.schema import SCHEMA_VERSION, row_problems
 
-__all__ = ["DROPPED_KEYS", "conversation", "export_row", "scrub", "task_key"]
+__all__ = [
+    "DROPPED_KEYS",
+    "check_rows",
+    "conversation",
+    "export_row",
+    "format_row_check",
+    "scrub",
+    "task_key",
+]
 
 # Keys removed at any depth: the teacher-only block (with its principle, hidden_state,
 # reference and rubric) and the in-memory embedding.
@@ -194,3 +202,59 @@ def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
     cleaned = scrub(row)
     cleaned["schema_version"] = SCHEMA_VERSION
     return cleaned
+
+
+def _problem_field(problem: str) -> str:
+    """The top-level key a problem is about (``steps`` for ``steps[2].call_id``)."""
+    if problem.startswith("field `"):
+        path = problem[len("field `"):].split("`", 1)[0]
+        return path.split(".", 1)[0].split("[", 1)[0]
+    return "task key" if "task key" in problem else "row"
+
+
+def check_rows(rows: Iterable[Any], *, examples: int = 5) -> dict[str, Any]:
+    """Check every row against schema v1 and count what is wrong, per field.
+
+    Returns a JSON-able report: ``rows``, ``valid``, ``invalid``, ``versions`` (schema version
+    -> rows), ``by_field`` (top-level key -> rows with a problem there) and ``examples`` (the
+    first few invalid rows' index and problems). Print it with ``format_row_check``.
+
+    >>> report = check_rows([{"prompt": "a"}, {"prompt": "b", "reward": "x"}])
+    >>> report["invalid"], report["by_field"]
+    (1, {'reward': 1})
+    """
+    report: dict[str, Any] = {"rows": 0, "valid": 0, "invalid": 0, "versions": {},
+                              "by_field": {}, "examples": []}
+    for index, row in enumerate(rows):
+        report["rows"] += 1
+        problems = row_problems(row)
+        if isinstance(row, Mapping):
+            version = row.get("schema_version", "0")
+            key = version if isinstance(version, str) else repr(version)
+            report["versions"][key] = report["versions"].get(key, 0) + 1
+        if not problems:
+            report["valid"] += 1
+            continue
+        report["invalid"] += 1
+        for name in sorted({_problem_field(p) for p in problems}):
+            report["by_field"][name] = report["by_field"].get(name, 0) + 1
+        if len(report["examples"]) < examples:
+            report["examples"].append({"row": index, "problems": problems})
+    return report
+
+
+def format_row_check(report: Mapping[str, Any]) -> str:
+    """One line of counts, then the problem fields and the first invalid rows.
+
+    >>> print(format_row_check(check_rows([{"prompt": "a"}])))
+    rows 1: 1 valid, 0 invalid (schema versions: 0=1)
+    """
+    versions = ", ".join(f"{k}={v}" for k, v in sorted(report["versions"].items()))
+    lines = [f"rows {report['rows']}: {report['valid']} valid, {report['invalid']} invalid"
+             f" (schema versions: {versions or 'none'})"]
+    if report["by_field"]:
+        fields = ", ".join(f"{k} {v}" for k, v in sorted(report["by_field"].items()))
+        lines.append(f"rows with a problem, by field: {fields}")
+    lines.extend(f"  row {example['row']}: " + "; ".join(example["problems"])
+                 for example in report["examples"])
+    return "\n".join(lines)
