@@ -5,19 +5,23 @@ Every function has exactly the signature and semantics of its pure twin in ``whi
 """
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 __all__ = [
     "EMBEDDER_NAME",
     "UNICODE_VERSION",
     "__version__",
+    "bootstrap_mean_diff",
+    "bootstrap_means",
     "bounded_ints",
     "embed",
     "embed_counts",
     "hash64",
     "splitmix64_stream",
     "tokenize",
+    "sign_flip_means",
     "uniform_floats",
+    "within_group_scan",
 ]
 
 __version__: str
@@ -31,3 +35,20 @@ def hash64(text: str) -> int: ...
 def tokenize(text: str, numbers: bool = False) -> list[str]: ...
 def embed(texts: Iterable[str], dim: int = 256) -> array[float]: ...
 def embed_counts(texts: Iterable[str], dim: int = 256) -> array[int]: ...
+
+# Ported kernels (docs/kernels.md, "Resampling" and "Scan").
+def bootstrap_means(values: Sequence[float], n_resamples: int, seed: int) -> array[float]: ...
+def bootstrap_mean_diff(
+    a: Sequence[float], b: Sequence[float], n_resamples: int, seed: int
+) -> array[float]: ...
+def sign_flip_means(diffs: Sequence[float], n_perm: int, seed: int) -> array[float]: ...
+def within_group_scan(
+    indptr: Sequence[int],
+    indices: Sequence[int],
+    values: Sequence[float],
+    n_features: int,
+    groups: Sequence[int],
+    reward: Sequence[float],
+    n_perm: int = 0,
+    seed: int = 0,
+) -> tuple[array[float], array[float], array[int]]: ...
