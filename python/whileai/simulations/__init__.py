@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from whileai.simulations.ingest import (
     FAULT_TO_AXIS,
-    REWARD_KEYS,
     dimensions_from_traces,
     flaw_rows,
     format_trace_report,
@@ -15,7 +14,6 @@ from whileai.simulations.ingest import (
     load_traces,
     mine_traces,
     opening_share,
-    rows_from_otel,
     tools_from_traces,
     trace_report,
 )
@@ -47,7 +45,6 @@ from whileai.simulations.schema import (
 
 __all__: list[str] = [
     "FAULT_TO_AXIS",
-    "REWARD_KEYS",
     "SCHEMA_VERSION",
     "Calibration",
     "JsonlAppender",
@@ -70,7 +67,6 @@ __all__: list[str] = [
     "load_traces",
     "mine_traces",
     "opening_share",
-    "rows_from_otel",
     "read_jsonl",
     "row_problems",
     "row_schema",
