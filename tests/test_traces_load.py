@@ -103,7 +103,8 @@ def test_other_stack_step_shapes() -> None:
     load = normalize_traces([raw])
     (row,) = load.rows
     assert row["prompt"] == "ping the server"
-    assert [s["arguments"] for s in row["steps"]] == [{"host": "a"}, {"host": "b"}, {"_raw": "not json"}]
+    args = [s["arguments"] for s in row["steps"]]
+    assert args == [{"host": "a"}, {"host": "b"}, {"_raw": "not json"}]
     assert load.steps.dropped == 1
     assert load.steps.bad_arguments == 1
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from whileai.simulations.ingest import (
     FAULT_TO_AXIS,
+    REWARD_KEYS,
     dimensions_from_traces,
     flaw_rows,
     format_trace_report,
@@ -14,6 +15,7 @@ from whileai.simulations.ingest import (
     load_traces,
     mine_traces,
     opening_share,
+    rows_from_otel,
     tools_from_traces,
     trace_report,
 )
@@ -45,6 +47,7 @@ from whileai.simulations.schema import (
 
 __all__: list[str] = [
     "FAULT_TO_AXIS",
+    "REWARD_KEYS",
     "SCHEMA_VERSION",
     "Calibration",
     "JsonlAppender",
@@ -70,6 +73,7 @@ __all__: list[str] = [
     "read_jsonl",
     "row_problems",
     "row_schema",
+    "rows_from_otel",
     "schema_version_of",
     "scrub",
     "task_key",

@@ -1,0 +1,331 @@
+"""OpenTelemetry GenAI spans to trace rows: one row per conversation, ready for ``traces=``.
+
+Spans group by ``gen_ai.conversation.id`` (a span without one joins the conversation of its
+trace), else by trace id. In time order, the first user message becomes ``prompt``; tool calls
+(``execute_tool`` spans with ``gen_ai.tool.*`` attributes, and ``tool_call`` /
+``tool_call_response`` message parts, merged by call id) become tool steps; later user turns
+become user steps; the last assistant text becomes ``final_text``. ``gen_ai.usage.*`` is summed
+into ``usage`` and ``reward`` is read from the ``reward_keys`` attributes.
+
+>>> spans = [
+...     {"traceId": "t1", "spanId": "a", "name": "chat m", "startTimeUnixNano": "1",
+...      "endTimeUnixNano": "2", "attributes": {"gen_ai.input.messages":
+...      '[{"role": "user", "parts": [{"type": "text", "content": "where is 4412"}]}]'}},
+...     {"traceId": "t1", "spanId": "b", "name": "execute_tool get_order",
+...      "startTimeUnixNano": "3", "attributes": {"gen_ai.tool.name": "get_order",
+...      "gen_ai.tool.call.arguments": '{"order_id": "4412"}',
+...      "gen_ai.tool.call.result": '{"error": "timeout"}', "whileai.reward": 0}}]
+>>> row = rows_from_otel(spans)[0]
+>>> row["prompt"], row["steps"][0]["result"], row["reward"]
+('where is 4412', {'error': 'timeout'}, 0.0)
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whileai.simulations.ingest.messages import (
+    INPUT_MESSAGES,
+    OUTPUT_MESSAGES,
+    Message,
+    Part,
+    event_messages,
+    read_messages,
+)
+from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
+from whileai.simulations.ingest.steps import parse_json_value
+
+__all__ = ["COUNT_KEYS", "REWARD_KEYS", "OtelLoad", "read_otel", "rows_from_otel"]
+
+REWARD_KEYS: tuple[str, ...] = ("whileai.reward",)
+CONVERSATION_ID = "gen_ai.conversation.id"
+OPERATION_NAME = "gen_ai.operation.name"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+_USAGE = (
+    ("input_tokens", ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
+    ("output_tokens", ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
+)
+# Every count read_otel reports (zero when nothing of the kind happened).
+COUNT_KEYS = (
+    "spans_in", "not_a_span", "missing_ids", "missing_times", "unknown_values", "skipped_lines",
+    "bad_json", "unknown_messages", "unknown_parts", "ignored_parts", "bad_arguments",
+    "orphan_results", "tool_spans_without_name", "tool_calls_without_result", "rewards_rejected",
+    "empty_conversations", "conversations", "rows",
+)
+_AGENT_OPERATIONS = {"invoke_agent", "create_agent", "invoke_workflow"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OtelLoad:
+    """Rows built from spans plus the counts of what could not be used as given."""
+
+    rows: tuple[dict[str, Any], ...]
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+
+def _is_tool_span(span: Span) -> bool:
+    op = span.attributes.get(OPERATION_NAME)
+    return op == "execute_tool" or span.name.startswith("execute_tool") or (
+        op is None and TOOL_NAME in span.attributes
+    )
+
+
+def _is_agent_span(span: Span) -> bool:
+    return span.attributes.get(OPERATION_NAME) in _AGENT_OPERATIONS or span.name.startswith(
+        "invoke_agent"
+    )
+
+
+def _span_messages(span: Span, tally: Counter[str]) -> tuple[list[Message], list[Message]]:
+    inputs, outputs, counts = event_messages(span.events)
+    tally.update(counts)
+    for key, target in ((INPUT_MESSAGES, inputs), (OUTPUT_MESSAGES, outputs),
+                        ("gen_ai.prompt", inputs), ("gen_ai.completion", outputs)):
+        value = span.attributes.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str) and parse_json_value(value) == value and key.endswith(
+            ("prompt", "completion")
+        ):  # the oldest form: a bare prompt or completion string
+            role = "user" if key == "gen_ai.prompt" else "assistant"
+            target.append(Message(role=role, parts=(Part(type="text", text=value),)))
+            continue
+        msgs, counts = read_messages(value)
+        target.extend(msgs)
+        tally.update(counts)
+    return inputs, outputs
+
+
+@dataclass(slots=True)
+class _Transcript:
+    """Mutable scratch state while one conversation is rebuilt (local to ``_build``)."""
+
+    prompt: str | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
+    users: list[str] = field(default_factory=list)
+    said: set[str] = field(default_factory=set)
+
+    def user(self, text: str) -> None:
+        if self.prompt is None:
+            self.prompt = text
+        else:
+            self.steps.append({"role": "user", "content": text})
+        self.users.append(text)
+
+    def assistant(self, text: str) -> None:
+        if text and text not in self.said:
+            self.said.add(text)
+            self.steps.append({"role": "assistant", "content": text})
+
+    def call(self, name: str, call_id: str, arguments: Any) -> dict[str, Any]:
+        step = self.by_id.get(call_id) if call_id else None
+        if step is None:
+            step = {"tool": name, "arguments": arguments, "result": None}
+            if call_id:
+                step["call_id"] = call_id
+                self.by_id[call_id] = step
+            self.steps.append(step)
+        elif not step["arguments"] and arguments:
+            step["arguments"] = arguments
+        return step
+
+    def respond(self, call_id: str, response: Any, tally: Counter[str]) -> None:
+        step = self.by_id.get(call_id) if call_id else next(
+            (s for s in self.steps if "tool" in s and s["result"] is None), None
+        )
+        if step is None:
+            tally["orphan_results"] += 1
+        elif step["result"] is None:
+            step["result"] = response
+
+    def read(self, messages: Sequence[Message], tally: Counter[str], *, output: bool) -> None:
+        users = [_text(m) for m in messages if m.role == "user"]
+        history = bool(self.users) and users[: len(self.users)] == self.users
+        seen_users = len(self.users) if history else 0
+        for message in messages:
+            if message.role == "user":
+                text = _text(message)
+                if seen_users:
+                    seen_users -= 1
+                elif text and (history or text not in self.users):
+                    self.user(text)
+                continue
+            for part in message.parts:
+                if part.type == "tool_call":
+                    self.call(part.name, part.id, _arguments(part.arguments, tally))
+                elif part.type == "tool_call_response":
+                    self.respond(part.id, part.response, tally)
+            if message.role == "assistant" and (output or _text(message) not in self.said):
+                self.assistant(_text(message))
+
+
+def _text(message: Message) -> str:
+    return "\n".join(p.text for p in message.parts if p.type == "text" and p.text)
+
+
+def _arguments(raw: Any, tally: Counter[str]) -> dict[str, Any]:
+    value = parse_json_value(raw) if raw not in (None, "") else {}
+    if isinstance(value, dict):
+        return value
+    tally["bad_arguments"] += 1
+    return {"_raw": raw}
+
+
+def _tool_span(span: Span, state: _Transcript, tally: Counter[str]) -> None:
+    attrs = span.attributes
+    name = attrs.get(TOOL_NAME) or span.name.removeprefix("execute_tool").strip()
+    if not name:
+        tally["tool_spans_without_name"] += 1
+        return
+    raw_args = attrs.get(TOOL_CALL_ARGUMENTS)
+    step = state.call(str(name), str(attrs.get(TOOL_CALL_ID) or ""),
+                      _arguments(raw_args, tally) if raw_args is not None else {})
+    if TOOL_CALL_RESULT in attrs:
+        step["result"] = parse_json_value(attrs[TOOL_CALL_RESULT])
+    if span.error and step["result"] is None:
+        reason = attrs.get("error.type") or span.status_message or "error"
+        step["result"] = {"error": str(reason)}
+
+
+def _reward(spans: Sequence[Span], keys: Sequence[str], tally: Counter[str]) -> float | None:
+    found: Any = None
+    for span in spans:
+        for key in keys:
+            if key in span.attributes:
+                found = span.attributes[key]
+    if found is None:
+        return None
+    try:
+        value = float(found)
+    except (TypeError, ValueError):
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        tally["rewards_rejected"] += 1
+        return None
+    return value
+
+
+def _ordered(spans: Sequence[Span]) -> list[tuple[int, int, int, str, Span]]:
+    """Span moments in time order: inputs at the start, tool spans, outputs at the end."""
+    moments: list[tuple[int, int, int, str, Span]] = []
+    clock = 0
+    for span in sorted(spans, key=lambda s: s.index):
+        start = span.start if span.start is not None else clock
+        clock = start
+        end = span.end if span.end is not None and span.end >= start else start
+        if _is_tool_span(span):
+            moments.append((start, span.index, 1, "tool", span))
+        else:
+            moments.append((start, span.index, 0, "in", span))
+            moments.append((end, span.index, 2, "out", span))
+    moments.sort(key=lambda m: m[:3])
+    return moments
+
+
+def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
+           tally: Counter[str]) -> dict[str, Any] | None:
+    state = _Transcript()
+    cache: dict[int, tuple[list[Message], list[Message]]] = {}
+    for _, _, _, kind, span in _ordered(spans):
+        if kind == "tool":
+            _tool_span(span, state, tally)
+            continue
+        if span.index not in cache:
+            cache[span.index] = _span_messages(span, tally)
+        inputs, outputs = cache[span.index]
+        state.read(inputs if kind == "in" else outputs, tally, output=kind == "out")
+    steps = state.steps
+    final = ""
+    if steps and steps[-1].get("role") == "assistant":
+        final = str(steps.pop()["content"])
+    tally["tool_calls_without_result"] += sum(
+        1 for s in steps if "tool" in s and s["result"] is None
+    )
+    if not state.prompt and not steps:
+        tally["empty_conversations"] += 1
+        return None
+    row: dict[str, Any] = {"schema_version": "1", "prompt": state.prompt or "",
+                           "steps": steps, "final_text": final}
+    ids = sorted({s.trace_id for s in spans if s.trace_id})
+    conversation = next((s.attributes[CONVERSATION_ID] for s in spans
+                         if s.attributes.get(CONVERSATION_ID)), None)
+    row["trace_id"] = ids[0] if ids else ""
+    if conversation is not None:
+        row["conversation_id"] = str(conversation)
+    usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
+    if usage:
+        row["usage"] = usage
+    models = [s.attributes.get("gen_ai.response.model") or s.attributes.get(
+        "gen_ai.request.model") for s in spans]
+    models = [m for m in models if m]
+    if models:
+        row["model_version"] = str(models[-1])
+    reward = _reward(sorted(spans, key=lambda s: (s.start or 0, s.index)), reward_keys, tally)
+    if reward is not None:
+        row["reward"] = reward
+    row["lineage"] = {"source": "otel", "stages": ["rows_from_otel"], "group": key}
+    return row
+
+
+def _usage(spans: Sequence[Span]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for name, keys in _USAGE:
+        for span in spans:
+            value = next((span.attributes[k] for k in keys if k in span.attributes), None)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                totals[name] = totals.get(name, 0) + int(value)
+    return totals
+
+
+def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad:
+    """Like :func:`rows_from_otel`, also returning the counts of what was skipped or odd.
+
+    Raises:
+        RowError: ``source`` is not a file, an export dict or an iterable of spans.
+    """
+    tally: Counter[str] = Counter()
+    if isinstance(source, str | os.PathLike):
+        docs, skipped = read_export(Path(source))
+        tally["skipped_lines"] += skipped
+        source = docs
+    spans, decoded = decode_spans(source)
+    tally.update({k: v for k, v in decoded.as_dict().items() if v})
+    by_trace: dict[str, str] = {}
+    for span in spans:
+        conv = span.attributes.get(CONVERSATION_ID)
+        if conv and span.trace_id:
+            by_trace.setdefault(span.trace_id, str(conv))
+    groups: dict[str, list[Span]] = {}
+    for span in spans:
+        conv = span.attributes.get(CONVERSATION_ID) or by_trace.get(span.trace_id)
+        groups.setdefault(str(conv) if conv else span.trace_id, []).append(span)
+    rows = [row for key, group in groups.items()
+            if (row := _build(key, group, tuple(reward_keys), tally)) is not None]
+    tally["conversations"] = len(groups)
+    tally["rows"] = len(rows)
+    counts = {**dict.fromkeys(COUNT_KEYS, 0), **tally}
+    return OtelLoad(rows=tuple(rows), counts=dict(sorted(counts.items())))
+
+
+def rows_from_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> list[dict[str, Any]]:
+    """Conversations from an OTLP/JSON export (file, dict) or an iterable of spans, as rows.
+
+    ``reward_keys`` names the span attributes a 0..1 reward is read from (the last one set, in
+    time order, wins; a value outside 0..1 is not used and is counted). For the counts of spans
+    that could not be used, call :func:`read_otel`.
+
+    Raises:
+        RowError: ``source`` is not a file, an export dict or an iterable of spans.
+    """
+    if isinstance(reward_keys, str):
+        reward_keys = (reward_keys,)
+    return list(read_otel(source, reward_keys).rows)
