@@ -5,6 +5,9 @@ The public surface is re-exported here; internals live in stage folders and may 
 
 from __future__ import annotations
 
+from whileai.simulations.data import SimulationData
+from whileai.simulations.generate.diversity import novelty
+from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent
 from whileai.simulations.ingest import (
     FAULT_TO_AXIS,
     REWARD_KEYS,
@@ -28,6 +31,7 @@ from whileai.simulations.rows import (
     scrub,
     task_key,
 )
+from whileai.simulations.run.sizing import format_recommendation, recommend
 from whileai.simulations.schema import (
     SCHEMA_VERSION,
     Calibration,
@@ -44,42 +48,56 @@ from whileai.simulations.schema import (
     to_row,
     validate,
 )
+from whileai.simulations.simulation import simulate
+from whileai.simulations.spec import inspect
+from whileai.simulations.world import World, current_rollout, world
 
 __all__: list[str] = [
     "FAULT_TO_AXIS",
     "REWARD_KEYS",
     "SCHEMA_VERSION",
+    "SEEDED_KINDS",
     "Calibration",
     "JsonlAppender",
     "Judgment",
     "Marker",
     "Rollout",
     "RowParts",
+    "SimulationData",
     "Task",
+    "World",
     "calibration_of",
     "check_rows",
     "conversation",
+    "current_rollout",
     "dimensions_from_traces",
     "export_row",
     "flaw_rows",
+    "format_recommendation",
     "format_row_check",
     "format_trace_report",
     "from_row",
     "infer_harness",
+    "inspect",
     "load_rows",
     "load_traces",
     "mine_traces",
+    "novelty",
     "opening_share",
     "read_jsonl",
+    "recommend",
     "row_problems",
     "row_schema",
     "rows_from_otel",
     "schema_version_of",
     "scrub",
+    "seeded_agent",
+    "simulate",
     "task_key",
     "to_row",
     "tools_from_traces",
     "trace_report",
     "validate",
+    "world",
     "write_jsonl",
 ]

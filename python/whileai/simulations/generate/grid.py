@@ -253,7 +253,10 @@ def build_grid(
                 options = axes[axis]
                 picks[axis] = options[(base >> (5 * n_axis + j)) % len(options)]
             cells.append(make(picks, "clause", clause=clause))
-    unique = list({c.key: c for c in cells}.values())
+    by_key: dict[str, Cell] = {}
+    for cell in cells:
+        by_key.setdefault(cell.key, cell)
+    unique = list(by_key.values())
     unique.sort(key=lambda c: (c.block != "seed", c.edge_level))
     return Grid(
         axes=tuple((a, axes[a]) for a in AXES),

@@ -8,7 +8,7 @@ rebuilds the same world.
 >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string"}}}}])
 >>> w = draw_world(spec, build_grid(spec).cells[0], seed=0, unit=1, fault_rate=0.5)
->>> sorted(w.state) == ["records", "state", "target_tools"]
+>>> sorted(w.state) == ["records", "slots", "state", "target_tools"]
 True
 """
 
@@ -89,7 +89,8 @@ def draw_world(
         tool_name = tools[0].name if tools else (spec.tools[0].name if spec.tools else "*")
         faults.append({"tool": tool_name, "kind": condition, "call": 0})
     return TaskWorld(
-        state={"records": records, "state": state, "target_tools": [t.name for t in tools]},
+        state={"records": records, "state": state, "target_tools": [t.name for t in tools],
+               "slots": dict(slots)},
         slots=slots,
         faults=tuple(faults),
         nouns=nouns,

@@ -1,0 +1,1 @@
+"""The engine behind ``simulate()``: knob resolution, the situation source, allocation, the loop."""

@@ -1,0 +1,289 @@
+"""The scheduler behind ``simulate``: threads, the clock, the output file, progress.
+
+Everything it decides comes from the situation source and the allocator; this module only runs
+rollouts, lands them in a fixed order, and keeps the books. ``reproducible=True`` (or
+``concurrency: 1``) lands rollouts wave by wave in job order, so rows are bit-identical across
+processes for the same seed.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from whileai import _backend
+from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
+from whileai.simulations.generate.grid import AXES, Grid
+from whileai.simulations.generate.situation import Situation, Writer
+from whileai.simulations.io import JsonlAppender
+from whileai.simulations.rows import export_row
+from whileai.simulations.run.allocation import Allocator, Job
+from whileai.simulations.run.config import RunConfig
+from whileai.simulations.run.record import build_row
+from whileai.simulations.run.source import SituationSource
+from whileai.simulations.spec import AgentSpec
+from whileai.simulations.world.rollout import RolloutContext, using_rollout
+
+__all__ = ["Progress", "RunInputs", "RunResult", "run"]
+
+_CLOSING_SHARE = 0.9  # past this share of time_budget, open no new groups
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunInputs:
+    """Everything one run needs, resolved."""
+
+    spec: AgentSpec
+    grid: Grid
+    writer: Writer
+    agent: RolloutAgent
+    world: ToolWorld
+    cfg: RunConfig
+    grader: Callable[[Any], Any] | None = None
+    output: str | Path | None = None
+    tasks: tuple[Situation, ...] | None = None
+    task_repeats: int | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, kw_only=True)
+class RunResult:
+    """What the run produced: rows with privileged, its report, and why it stopped."""
+
+    trajectories: list[dict[str, Any]]
+    search: dict[str, Any]
+    stopped_because: str
+    repeats: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Progress:
+    """One self-overwriting progress line on stderr (only when it is a TTY)."""
+
+    def __init__(self, target: int, *, enabled: bool, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = enabled and self.stream.isatty()
+        self.target = target
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def update(self, done: int, *, force: bool = False) -> None:
+        """Redraw the line at most five times a second."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < 0.2:
+            return
+        self.last = now
+        elapsed = max(now - self.start, 1e-9)
+        rate = done / elapsed
+        eta = (self.target - done) / rate if rate > 0 else float("inf")
+        eta_text = f"{eta:.0f}s" if eta != float("inf") else "?"
+        self.stream.write(f"\rsimulate: {done}/{self.target} rows  {rate:.1f}/s  ETA {eta_text} ")
+        self.stream.flush()
+
+    def finish(self, done: int) -> None:
+        """Draw the final state and end the line."""
+        if self.enabled:
+            self.update(done, force=True)
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _rollout_seed(cfg: RunConfig, situation: Situation, index: int) -> int:
+    return (cfg.seed + _backend.hash64(f"{situation.scenario_id}|r{index}")) & 0x7FFFFFFF
+
+
+def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | None]:
+    """Run one rollout (in a worker thread); return its row, or the agent's error."""
+    cfg = inputs.cfg
+    situation: Situation = job.group.situation
+    ctx = RolloutContext(
+        scenario_id=situation.scenario_id,
+        prompt=situation.prompt,
+        rollout_index=job.rollout_index,
+        seed=cfg.seed,
+        world_state=situation.world_state,
+        faults=situation.faults,
+        situation=situation,
+    )
+    with using_rollout(ctx):
+        try:
+            raw = inputs.agent.run(situation, world=inputs.world,
+                                   seed=_rollout_seed(cfg, situation, job.rollout_index))
+            output = checked_output(raw)
+        except Exception as exc:  # the agent's own failure: the rollout is dropped and counted
+            return None, f"{type(exc).__name__}: {exc}"
+    row = build_row(situation, output, fired=ctx.fired, rollout_index=job.rollout_index,
+                    arm=job.arm, reason=job.group.reason,
+                    system_prompt=inputs.spec.policy, seed=cfg.seed)
+    if inputs.grader is not None:
+        from whileai.simulations.score.judging import judge_row
+
+        row = judge_row(row, inputs.grader, source="simulate")
+    return row, None
+
+
+def _signature(row: Mapping[str, Any], graded: bool) -> object:
+    if graded:
+        return row.get("reward")
+    return row["scenario_dimensions"]["behavior_signature"]
+
+
+def run(inputs: RunInputs) -> RunResult:
+    """Play the run to its stop; see the module docstring."""
+    cfg = inputs.cfg
+    repeats = inputs.task_repeats if inputs.task_repeats and not cfg.repeats_given else cfg.repeats
+    source = SituationSource(inputs.spec, inputs.grid, inputs.writer, cfg, tasks=inputs.tasks)
+    alloc = Allocator(repeats=repeats, probe=cfg.probe, adaptive=cfg.repeat_policy == "adaptive")
+    reproducible = cfg.reproducible or cfg.concurrency == 1
+    trajectories: list[dict[str, Any]] = []
+    progress = Progress(cfg.budget, enabled=cfg.progress)
+    appender = JsonlAppender(inputs.output) if inputs.output is not None else None
+    pool = cf.ThreadPoolExecutor(cfg.concurrency) if cfg.concurrency > 1 else None
+    inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]], tuple[int, Job]] = {}
+    lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
+    stop: str | None = None
+    start = time.monotonic()
+
+    def time_up() -> bool:
+        return bool(cfg.time_budget) and time.monotonic() - start >= (cfg.time_budget or 0.0)
+
+    def next_job(open_new: bool) -> Job | None:
+        job = alloc.next_job()
+        while job is None and open_new:
+            drawn = source.next()
+            if drawn is None:
+                if alloc.adaptive and alloc.fresh_left and alloc.resume_stopped():
+                    return alloc.next_job()
+                alloc.fresh_left = False
+                return None
+            alloc.open(drawn.situation, arm=drawn.arm, reason=drawn.reason)
+            job = alloc.next_job()
+        return job
+
+    def land(job: Job, row: dict[str, Any] | None, error: str | None) -> None:
+        nonlocal lost, first_error, committed
+        if row is None:
+            lost += 1
+            committed -= 1
+            first_error = first_error or error
+            alloc.land(job, None, None)
+            return
+        trajectories.append(row)
+        alloc.land(job, _signature(row, inputs.grader is not None), row)
+        if appender is not None:
+            appender.append(export_row(row))
+        progress.update(len(trajectories))
+
+    try:
+        while True:
+            elapsed = time.monotonic() - start
+            if cfg.time_budget and elapsed >= cfg.time_budget:
+                stop = "time_budget"
+                break
+            open_new = not (cfg.time_budget and elapsed >= _CLOSING_SHARE * cfg.time_budget)
+            while len(inflight) < cfg.concurrency and committed < cfg.budget:
+                job = next_job(open_new)
+                if job is None:
+                    break
+                committed += 1
+                if pool is None:
+                    land(job, *_play(inputs, job))
+                    if lost >= cfg.lost_limit or (cfg.time_budget and time_up()):
+                        break
+                    continue
+                inflight[pool.submit(_play, inputs, job)] = (seq, job)
+                seq += 1
+            if lost >= cfg.lost_limit:
+                stop = "agent_failed" if not trajectories else "agent_errors"
+                break
+            if not inflight:
+                if pool is None and not time_up() and committed < cfg.budget and open_new and (
+                    source.exhausted is None
+                ):
+                    continue  # the inline loop paused only to check the clock
+                stop = "budget" if committed >= cfg.budget else (
+                    "time_budget" if time_up() or not open_new else
+                    source.exhausted or "situations_exhausted")
+                break
+            timeout = None
+            if cfg.time_budget:
+                timeout = max(0.0, cfg.time_budget - (time.monotonic() - start))
+            done, _ = cf.wait(
+                inflight, timeout=timeout,
+                return_when=cf.ALL_COMPLETED if reproducible else cf.FIRST_COMPLETED,
+            )
+            for fut in sorted(done, key=lambda f: inflight[f][0]):
+                _, job = inflight.pop(fut)
+                land(job, *fut.result())
+        if inflight:  # the clock stopped the run: give running rollouts stop_grace seconds
+            done, rest = cf.wait(inflight, timeout=cfg.stop_grace)
+            for fut in sorted(done, key=lambda f: inflight[f][0]):
+                _, job = inflight.pop(fut)
+                land(job, *fut.result())
+            abandoned = len(rest)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        if appender is not None:
+            appender.close()
+        progress.finish(len(trajectories))
+    if stop == "time_budget":
+        for group in alloc.groups:
+            if group.state == "open" and 0 < group.landed < group.target:
+                for row in group.rows:
+                    row["group_cut"] = True
+    if not trajectories and stop not in ("agent_failed",) and lost:
+        stop = "agent_failed"
+    search = _report(inputs, source, alloc, trajectories, lost, first_error, abandoned,
+                     repeats, time.monotonic() - start)
+    return RunResult(trajectories=trajectories, search=search, stopped_because=stop or "budget",
+                     repeats=repeats)
+
+
+def _report(
+    inputs: RunInputs,
+    source: SituationSource,
+    alloc: Allocator,
+    rows: list[dict[str, Any]],
+    lost: int,
+    first_error: str | None,
+    abandoned: int,
+    repeats: int,
+    elapsed: float,
+) -> dict[str, Any]:
+    cells = {
+        tuple(v for k, v in r["scenario_dimensions"].items() if k in AXES) for r in rows
+    }
+    search: dict[str, Any] = {
+        "rows": len(rows),
+        "situations": source.issued,
+        "grid_cells": len(inputs.grid.cells),
+        "cells_covered": len(cells),
+        "writer": getattr(inputs.writer, "name", type(inputs.writer).__name__),
+        "agent": getattr(inputs.agent, "name", type(inputs.agent).__name__),
+        "fault_rate": inputs.cfg.fault_rate,
+        "faulted_rows": sum(1 for r in rows if r.get("faults")),
+        "embedder": inputs.cfg.embedder,
+        "kernel_backend": _backend.KERNEL_BACKENDS.get("select_diverse", "python"),
+        "elapsed_seconds": round(elapsed, 3),
+        **source.stats,
+    }
+    if lost:
+        search["agent_errors"] = lost
+        search["first_agent_error"] = first_error
+    if abandoned:
+        search["rollouts_abandoned"] = abandoned
+    if repeats > 1:
+        groups = alloc.report()
+        groups["cut"] = sum(1 for g in alloc.groups if any(r.get("group_cut") for r in g.rows))
+        search["groups"] = groups
+    if inputs.warnings or inputs.spec.notes:
+        search["warnings"] = [*inputs.warnings, *inputs.spec.notes]
+    return search

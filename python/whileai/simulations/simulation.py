@@ -1,0 +1,226 @@
+"""``simulate()``: the agent's tools and prompt in, rows out.
+
+>>> import whileai.simulations as zps
+>>> TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
+...     "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
+>>> data = zps.simulate(lambda m: {"steps": [], "final_text": "ok"}, tools=TOOLS,
+...                     system_prompt="Help.", simulator=False, budget=3, progress=False)
+>>> len(data), data.stopped_because
+(3, 'budget')
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from whileai.errors import ConfigError, SpecError
+from whileai.simulations.data import SimulationData
+from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, resolve_agent
+from whileai.simulations.generate.grid import Cell, build_grid
+from whileai.simulations.generate.situation import Situation, Writer
+from whileai.simulations.generate.writer import TemplateWriter
+from whileai.simulations.run.config import RunConfig, resolve_config
+from whileai.simulations.run.engine import RunInputs, run
+from whileai.simulations.spec import AgentSpec, agent_spec
+from whileai.simulations.world.mock import World
+
+__all__ = ["simulate"]
+
+
+class _ExecuteWorld:
+    """The caller's ``execute(tool, arguments)`` as a world (no SDK faults)."""
+
+    def __init__(self, execute: Callable[[str, dict[str, Any]], Any]) -> None:
+        self.execute = execute
+
+    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> Any:
+        return self.execute(tool, dict(arguments or {}))
+
+
+def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
+                    warnings: list[str]) -> Writer:
+    if simulator is False:
+        return TemplateWriter()
+    if simulator is not None and not isinstance(simulator, str):
+        if isinstance(simulator, Writer):
+            return simulator
+        raise ConfigError(
+            f"simulator must be False, None, a model spec string or a Writer; got "
+            f"{type(simulator).__name__}"
+        )
+    try:
+        backends = importlib.import_module("whileai.simulations.generate.backends")
+    except ImportError as exc:
+        if simulator is None:
+            warnings.append("model backends unavailable; used the template writer")
+            return TemplateWriter()
+        raise ConfigError(f"model backends are unavailable ({exc}); pass simulator=False") from exc
+    writer = backends.resolve_writer(simulator, tools=[t.to_openai() for t in spec.tools],
+                                     avg_turns=cfg.avg_turns)
+    if writer is None:
+        if simulator is not None:
+            raise ConfigError(f"simulator {simulator!r} did not resolve to a model writer")
+        warnings.append(
+            "no simulator model is configured (simulator=, whileai.configure or "
+            "WHILEAI_SIMULATOR): used the built-in template writer; pass simulator=False "
+            "to silence this"
+        )
+        return TemplateWriter()
+    resolved: Writer = writer
+    return resolved
+
+
+def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Writer,
+                   execute: Callable[..., Any] | None) -> RolloutAgent:
+    kwargs: dict[str, Any] = {}
+    if agent is None or isinstance(agent, str):
+        try:
+            backends = importlib.import_module("whileai.simulations.generate.backends")
+        except ImportError as exc:
+            raise ConfigError(
+                "model backends are unavailable: pass agent= a callable or zps.seeded_agent()"
+            ) from exc
+        model = backends.resolve_agent(
+            agent, tools=[t.to_openai() for t in spec.tools], system_prompt=spec.policy,
+            logprobs=cfg.logprobs, avg_turns=cfg.avg_turns, execute=execute,
+        )
+        if model is None:
+            resolve_agent(None)  # raises the "no agent" ConfigError
+        agent = model
+    resolved = resolve_agent(agent, **kwargs)
+    if hasattr(resolved, "writer") and getattr(resolved, "writer", None) is None:
+        resolved.writer = writer
+    return resolved
+
+
+def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
+    """A previous run's tasks (its situations) and its k (rollouts per task)."""
+    from whileai.simulations.io import load_rows
+    from whileai.simulations.rows import task_key
+
+    source = tasks.trajectories if isinstance(tasks, SimulationData) else tasks
+    rows = load_rows(source)
+    by_task: dict[str, list[dict[str, Any]]] = {}
+    for i, row in enumerate(rows):
+        by_task.setdefault(task_key(row, where=f"tasks[{i}]"), []).append(row)
+    situations = []
+    k = 1
+    for key, group in by_task.items():
+        row = group[0]
+        k = max(k, len(group), 1 + max(int(r.get("rollout_index") or 0) for r in group))
+        dims = row.get("scenario_dimensions") or {}
+        world_state = row.get("world_state") or {}
+        privileged = row.get("privileged") or {}
+        values = tuple((a, str(v)) for a, v in dims.items() if isinstance(v, str | int))
+        situations.append(Situation(
+            scenario_id=str(row.get("scenario_id") or key),
+            prompt=str(row.get("prompt") or ""),
+            cell=Cell(values=values, block="tasks", clause=str(privileged.get("principle", ""))),
+            visit=int(dims.get("visit", 0) or 0),
+            phrasing=int(dims.get("phrasing", 0) or 0),
+            seed=int(dims.get("seed", 0) or 0),
+            world_state=world_state,
+            faults=tuple(row.get("faults") or ()),
+            hidden_state=str(privileged.get("hidden_state", "")),
+            reference=str(privileged.get("reference", "")),
+            principle=str(privileged.get("principle", "")),
+            slots=dict(world_state.get("slots") or {}),
+            tools=tuple(world_state.get("target_tools") or ()),
+        ))
+    if not situations:
+        raise SpecError("tasks= holds no rows: pass a previous run, its rows or its JSONL path")
+    return tuple(situations), k
+
+
+def _trace_dimensions(traces: object, spec: AgentSpec) -> dict[str, Sequence[str]]:
+    try:
+        ingest = importlib.import_module("whileai.simulations.ingest.dimensions")
+    except ImportError as exc:  # pragma: no cover - depends on the traces area
+        raise NotImplementedError(
+            "simulate(traces=...) needs whileai.simulations.ingest.dimensions."
+            "dimensions_from_traces, which is not available in this build"
+        ) from exc
+    dims: dict[str, Sequence[str]] = ingest.dimensions_from_traces(
+        traces, [t.to_openai() for t in spec.tools], spec.policy
+    )
+    return dims
+
+
+def simulate(agent: object = None, **knobs: Any) -> SimulationData:
+    """Simulate situations for an agent, play it through them, and return the rows.
+
+    Args:
+        agent: a callable ``message -> {"steps": [...], "final_text": str}``, an object with
+            ``run(situation, *, world, seed)``, ``zps.seeded_agent(TOOLS)``, or a model spec.
+        **knobs: ``tools``, ``system_prompt``/``policy``, ``spec``, ``simulator``, ``mode``,
+            ``situations``, ``requests_per_situation``/``phrasings``/``n``,
+            ``rollouts_per_request``/``repeats``, ``unique_situations``/``unique``,
+            ``budget``, ``time_budget``, ``until``, ``fault_rate``/``risk``,
+            ``repeat_policy``, ``grader``, ``execute``, ``tasks``, ``output``,
+            ``reproducible``, ``traces``, ``dimensions``, ``logprobs``, ``rubric``,
+            ``progress``, ``advanced`` (see the parameter reference).
+
+    Raises:
+        TypeError: an unknown keyword (the message lists the valid ones).
+        SpecError: no tools and no system prompt, or a malformed tool.
+        ConfigError: a knob out of range, or a model spec with no backend.
+    """
+    if "agent" in knobs:
+        if agent is not None:
+            raise TypeError("simulate() got agent twice (positional and agent=)")
+        agent = knobs.pop("agent")
+    cfg = resolve_config(knobs)
+    for legacy in ("grade", "llm_grade"):
+        if knobs.get(legacy):
+            raise ConfigError(
+                f"{legacy}=True is not supported in this build: grade after the run with "
+                "data.grade(judge=...) or pass grader= to grade rows as they land"
+            )
+    tools = knobs.get("tools")
+    prompt = knobs.get("system_prompt", knobs.get("policy"))
+    spec = agent_spec(tools=tools, system_prompt=prompt, spec=knobs.get("spec"))
+    if knobs.get("rubric"):
+        spec = AgentSpec(tools=spec.tools, policy=spec.policy, situations=spec.situations,
+                         rubric=str(knobs["rubric"]), notes=spec.notes)
+    warnings: list[str] = []
+    dimensions = dict(knobs.get("dimensions") or {})
+    if knobs.get("traces") is not None:
+        dimensions = {**_trace_dimensions(knobs["traces"], spec), **dimensions}
+    grid = build_grid(spec, dimensions or None)
+    tasks, task_k = (None, None)
+    if knobs.get("tasks") is not None:
+        tasks, task_k = _load_tasks(knobs["tasks"])
+    execute = knobs.get("execute")
+    if execute is not None and not callable(execute):
+        raise ConfigError("execute must be a callable (tool_name, arguments) -> result")
+    writer = _resolve_writer(knobs.get("simulator"), spec, cfg, warnings)
+    rollout_agent = _resolve_agent(agent, spec, cfg, writer, execute)
+    world: ToolWorld = _ExecuteWorld(execute) if execute else World(
+        spec, fault_rate=cfg.fault_rate, seed=cfg.seed)
+    if cfg.logprobs and not isinstance(agent, str):
+        warnings.append("logprobs= records only with model agents; this agent is a callable")
+    grader = knobs.get("grader")
+    if grader is not None and not callable(grader):
+        raise ConfigError("grader must be a callable row -> {'reward': ...}")
+    result = run(RunInputs(
+        spec=spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
+        grader=grader, output=knobs.get("output"), tasks=tasks, task_repeats=task_k,
+        warnings=tuple(warnings),
+    ))
+    for owned in (rollout_agent if isinstance(agent, str) or agent is None else None,
+                  writer if not isinstance(writer, TemplateWriter) else None):
+        close = getattr(owned, "close", None)
+        if callable(close):
+            close()
+    return SimulationData(
+        trajectories=result.trajectories,
+        search=result.search,
+        stopped_because=result.stopped_because,
+        mode=cfg.mode,
+        rollouts_per_request=result.repeats,
+        system_prompt=spec.policy,
+        tools=[t.to_openai() for t in spec.tools],
+        rubric=spec.rubric,
+    )
