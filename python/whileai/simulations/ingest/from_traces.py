@@ -1,0 +1,84 @@
+"""Start from traces: the leakage gate ``simulate(traces=...)`` applies, and
+``simulate_from_traces`` for callers who hold graded telemetry and little else.
+
+Source traces shape the grid and never enter the generated rows: a generated row whose prompt is
+an exact copy of a source prompt, or sits at hash-embedding cosine >= 0.9 from one, is dropped
+and counted (``score.leakage``, the same check ``leakage_report`` runs afterwards).
+
+>>> kept, report = exclude_sources([{"prompt": "where is my order 4412"},
+...     {"prompt": "cancel my plan please"}], [{"prompt": "Where is my order 4412?"}])
+>>> [r["prompt"] for r in kept], report["dropped"]
+(['cancel my plan please'], 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from whileai.errors import SpecError
+from whileai.simulations.ingest.harness import tools_from_traces
+from whileai.simulations.ingest.mining import as_trace_rows
+
+__all__ = ["LEAKAGE_THRESHOLD", "exclude_sources", "simulate_from_traces"]
+
+LEAKAGE_THRESHOLD = 0.9
+
+
+def exclude_sources(
+    rows: Sequence[dict[str, Any]], sources: Any, threshold: float = LEAKAGE_THRESHOLD
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Drop generated rows that copy or near-copy a source trace's prompt; count them.
+
+    Returns ``(kept, report)`` with ``dropped``, ``n_exact``, ``n_near``, ``threshold`` and
+    ``n_sources``. An empty ``sources`` keeps every row.
+    """
+    from whileai.simulations.score.leakage import drop_leaky_rows
+
+    source_rows = as_trace_rows(sources)
+    if not source_rows or not rows:
+        return list(rows), {"dropped": 0, "n_exact": 0, "n_near": 0,
+                            "threshold": threshold, "n_sources": len(source_rows)}
+    kept, leak = drop_leaky_rows(list(rows), source_rows, threshold=threshold)
+    exact = int(leak.get("n_exact", 0))
+    return kept, {
+        "dropped": int(leak["dropped"]),
+        "n_exact": exact,
+        "n_near": int(leak["dropped"]) - exact,
+        "threshold": threshold,
+        "n_sources": len(source_rows),
+    }
+
+
+def simulate_from_traces(
+    traces: Any,
+    agent: Any = None,
+    tools: list[dict[str, Any]] | None = None,
+    policy: str = "",
+    mode: str = "rl",
+    **kwargs: Any,
+) -> Any:
+    """``simulate(agent, traces=...)`` for callers who start from the traces.
+
+    With no ``tools`` (and no ``spec=``) the tool surface is read off the traces
+    (``tools_from_traces``), so graded telemetry alone is enough to start. Every other keyword
+    goes to ``simulate`` unchanged (unknown ones raise ``TypeError`` there).
+
+    Raises:
+        SpecError: no tools were given and the traces contain no tool call, and no policy either.
+    """
+    from whileai.simulations.simulation import simulate
+
+    rows = as_trace_rows(traces)
+    if tools is None and "spec" not in kwargs:
+        tools = tools_from_traces(rows)
+        if not tools and not policy.strip():
+            raise SpecError(
+                "simulate_from_traces: the traces contain no tool calls and no tools= or "
+                "policy= was given; pass tools=[...] (OpenAI function shape) or policy='...'"
+            )
+    if "system_prompt" in kwargs:
+        policy = str(kwargs.pop("system_prompt") or policy)
+    return simulate(
+        agent, tools=tools, system_prompt=policy or None, traces=rows, mode=mode, **kwargs
+    )
