@@ -32,22 +32,35 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Embed a few asks and print each one's nearest neighbour (filled in by later issues)."""
-    texts = [
-        "Where is my order 4412? It was due yesterday.",
-        "My package 4412 still has not arrived, can you check?",
-        "I want a refund for the blender I returned last week.",
-        "Please cancel my subscription before the next charge.",
-        "The refund for my returned blender never showed up.",
-        "Stop my plan from renewing, I do not want another charge.",
-    ]
-    dim = 256
-    counts = _backend.embed_counts(texts, dim)
-    rows = [counts[i * dim : (i + 1) * dim] for i in range(len(texts))]
-    for i, row in enumerate(rows):
-        best = max(
-            (j for j in range(len(rows)) if j != i),
-            key=lambda j: sum(a * b for a, b in zip(row, rows[j])),
-        )
-        print(f"{texts[i]!r}\n  nearest: {texts[best]!r}")
+    """Run the offline quick start: the seeded agent through the mock world, 60 rows."""
+    from collections import Counter
+
+    import whileai.simulations as zps
+
+    tools = [{
+        "type": "function",
+        "function": {
+            "name": "get_order",
+            "description": "Look up an order by id.",
+            "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
+                           "required": ["order_id"]},
+        },
+    }]
+    data = zps.simulate(zps.seeded_agent(tools), tools=tools,
+                        system_prompt="Help customers with orders.", simulator=False, budget=60,
+                        progress=False)
+    print(repr(data))
+    row = data.trajectories[0]
+    print(f"\nfirst row {row['scenario_id']} r{row['rollout_index']}:")
+    print(f"  ask:   {row['prompt']}")
+    for step in row["steps"]:
+        print(f"  tool:  {step['tool']}({step['arguments']}) -> {step['result']}")
+    print(f"  reply: {row['final_text']}")
+    faults = Counter(f["kind"] for r in data.trajectories for f in r["faults"])
+    planted = Counter(k for r in data.trajectories for k in r.get("seeded", []))
+    print(f"\nfaults scheduled: {dict(faults) or 'none'}")
+    print(f"seeded mistakes:  {dict(planted)} on {sum(planted.values())} of {len(data)} rows")
+    print(f"cells covered:    {data.search['cells_covered']} of {data.search['grid_cells']}")
+    honest = data.grade(judge=lambda r: {"reward": int(not r.get("seeded"))})
+    print(f"judge 'no planted mistake': {honest.pass_at}")
     return 0
