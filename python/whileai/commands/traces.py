@@ -1,0 +1,82 @@
+"""``whileai traces report FILE`` and ``whileai traces from-otel FILE``.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from whileai.simulations.ingest.otel import REWARD_KEYS, read_otel
+from whileai.simulations.ingest.report import format_trace_report, trace_report
+from whileai.simulations.io import write_jsonl
+from whileai.simulations.spec import load_spec
+
+
+def register(sub: Any) -> None:
+    """Add ``traces report`` and ``traces from-otel`` to the CLI."""
+    traces = sub.add_parser("traces", help="production traces: what they hold, OTel to rows")
+    verbs = traces.add_subparsers(dest="traces_command", metavar="VERB")
+    traces.set_defaults(func=lambda args: _usage(traces))
+
+    report = verbs.add_parser(
+        "report", help="what the traces contain and which grid values they move forward"
+    )
+    report.add_argument("file", help="traces: a JSONL file of row dicts")
+    report.add_argument("--tools", help="the agent's tools: a JSON list, spec.json or spec folder")
+    report.add_argument("--policy", help="the system prompt: a text file (overrides the spec's)")
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.set_defaults(func=run_report)
+
+    otel = verbs.add_parser("from-otel", help="OpenTelemetry GenAI spans (OTLP/JSON) to rows")
+    otel.add_argument("file", help="an OTLP/JSON export (one document, or one per line)")
+    otel.add_argument("--output", "-o", required=True, help="where to write the rows (JSONL)")
+    otel.add_argument(
+        "--reward-key", action="append", dest="reward_keys", metavar="ATTR",
+        help=f"span attribute holding a 0..1 reward (repeatable; default {REWARD_KEYS[0]})",
+    )
+    otel.set_defaults(func=run_from_otel)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Print the trace report (text, or JSON with ``--json``)."""
+    tools: list[Any] | None = None
+    policy = ""
+    if args.tools:
+        spec = load_spec(args.tools)
+        tools = list(spec.get("tools") or [])
+        policy = str(spec.get("policy") or spec.get("system_prompt") or "")
+    if args.policy:
+        with open(args.policy, encoding="utf-8") as handle:
+            policy = handle.read()
+    report = trace_report(args.file, tools=tools, policy=policy)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(format_trace_report(report))
+    return 0
+
+
+def run_from_otel(args: argparse.Namespace) -> int:
+    """Convert spans to rows, write them, and say what was counted on the way."""
+    load = read_otel(args.file, tuple(args.reward_keys or REWARD_KEYS))
+    written = write_jsonl(args.output, list(load.rows))
+    odd = {k: v for k, v in load.counts.items() if v and k not in {"spans_in", "conversations",
+                                                                     "rows"}}
+    print(
+        f"{written} row(s) from {load.counts['conversations']} conversation(s), "
+        f"{load.counts['spans_in']} span(s) -> {args.output}"
+    )
+    if odd:
+        print("counted: " + ", ".join(f"{k}={v}" for k, v in odd.items()), file=sys.stderr)
+    return 0 if written else 1
