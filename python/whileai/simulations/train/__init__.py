@@ -1,0 +1,1 @@
+"""Training-side helpers: logprob reports, reference scoring (and trainer hooks)."""
