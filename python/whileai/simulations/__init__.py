@@ -19,6 +19,7 @@ from whileai.simulations.ingest import (
     mine_traces,
     opening_share,
     rows_from_otel,
+    simulate_from_traces,
     tools_from_traces,
     trace_report,
 )
@@ -93,6 +94,7 @@ __all__: list[str] = [
     "scrub",
     "seeded_agent",
     "simulate",
+    "simulate_from_traces",
     "task_key",
     "to_row",
     "tools_from_traces",

@@ -214,9 +214,15 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
         close = getattr(owned, "close", None)
         if callable(close):
             close()
+    trajectories, search = result.trajectories, result.search
+    if knobs.get("traces") is not None:  # source traces never enter the rows (traces area)
+        from whileai.simulations.ingest.from_traces import gate_run
+
+        trajectories, search = gate_run(trajectories, search, knobs["traces"],
+                                        knobs.get("output"))
     return SimulationData(
-        trajectories=result.trajectories,
-        search=result.search,
+        trajectories=trajectories,
+        search=search,
         stopped_because=result.stopped_because,
         mode=cfg.mode,
         rollouts_per_request=result.repeats,

@@ -20,7 +20,7 @@ from whileai.errors import SpecError
 from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import as_trace_rows
 
-__all__ = ["LEAKAGE_THRESHOLD", "exclude_sources", "simulate_from_traces"]
+__all__ = ["LEAKAGE_THRESHOLD", "exclude_sources", "gate_run", "simulate_from_traces"]
 
 LEAKAGE_THRESHOLD = 0.9
 
@@ -48,6 +48,29 @@ def exclude_sources(
         "threshold": threshold,
         "n_sources": len(source_rows),
     }
+
+
+def gate_run(
+    trajectories: Sequence[dict[str, Any]],
+    search: dict[str, Any],
+    traces: Any,
+    output: Any = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The leakage gate of ``simulate(traces=...)``: drop source copies, say so in ``search``.
+
+    ``search["traces"]`` gets ``n_traces`` and the ``leakage`` counts; when rows were dropped and
+    the run streamed to ``output``, that file is rewritten with the kept rows only.
+    """
+    kept, leakage = exclude_sources(trajectories, traces)
+    search = {**search, "traces": {"n_traces": leakage.pop("n_sources"), "leakage": leakage}}
+    if leakage["dropped"]:
+        search["rows"] = len(kept)
+        if output is not None:
+            from whileai.simulations.io import write_jsonl
+            from whileai.simulations.rows import export_row
+
+            write_jsonl(output, [export_row(r) for r in kept])
+    return kept, search
 
 
 def simulate_from_traces(
