@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
-EXTRAS ?= dev
+EXTRAS ?= dev,otel
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: demo test lint rust-check pytest wheel-smoke bench build clean
