@@ -49,16 +49,68 @@ from whileai.simulations.schema import (
     to_row,
     validate,
 )
+from whileai.simulations.score.decontam import decontaminate, format_decontamination
+from whileai.simulations.score.decontam_index import EvalIndex, build_eval_index
+from whileai.simulations.score.gate import calibrate, publish_gate
+from whileai.simulations.score.grounding import (
+    format_grounding_report,
+    grounding_report,
+    mark_grounding,
+    ungrounded_arguments,
+)
+from whileai.simulations.score.hack_report import (
+    format_hack_scan,
+    format_hack_scan_diff,
+    hack_scan_diff,
+)
+from whileai.simulations.score.hack_scan import hack_scan
+from whileai.simulations.score.holdout import split_pseudo_production
+from whileai.simulations.score.hygiene import (
+    DEFAULT_BAND,
+    HACK_THRESHOLD,
+    dedupe_groups,
+    group_signal,
+    length_report,
+    reward_correlations,
+    trim_out_of_band,
+    trim_unanimous_groups,
+)
+from whileai.simulations.score.leak import format_leak_report, leak_report
+from whileai.simulations.score.leakage import (
+    drop_leaky_rows,
+    format_leakage_report,
+    leakage_report,
+    near_duplicate_prompts,
+)
+from whileai.simulations.score.markers import (
+    STOCK_MARKERS,
+    behavioral_markers,
+    mark_rows,
+    row_markers,
+)
+from whileai.simulations.score.pairs import build_preference_pairs
+from whileai.simulations.score.select import optimize, select_for_rl, select_for_sft
+from whileai.simulations.score.style import format_style_report, style_markers, style_report
+from whileai.simulations.score.trace_flags import (
+    format_trace_flag_report,
+    trace_flag_report,
+    trace_flags,
+    trace_markers,
+)
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
 from whileai.simulations.world import World, current_rollout, world
 
 __all__: list[str] = [
+    "DEFAULT_BAND",
     "FAULT_TO_AXIS",
+    "HACK_THRESHOLD",
     "REWARD_KEYS",
     "SCHEMA_VERSION",
     "SEEDED_KINDS",
+    "STOCK_MARKERS",
     "Calibration",
+    "EvalIndex",
     "JsonlAppender",
     "Judgment",
     "Marker",
@@ -67,38 +119,78 @@ __all__: list[str] = [
     "SimulationData",
     "Task",
     "World",
+    "behavioral_markers",
+    "build_eval_index",
+    "build_preference_pairs",
+    "calibrate",
     "calibration_of",
     "check_rows",
     "conversation",
     "current_rollout",
+    "decontaminate",
+    "dedupe_groups",
     "dimensions_from_traces",
+    "drop_leaky_rows",
     "export_row",
     "flaw_rows",
+    "format_decontamination",
+    "format_grounding_report",
+    "format_hack_scan",
+    "format_hack_scan_diff",
+    "format_leak_report",
+    "format_leakage_report",
     "format_recommendation",
     "format_row_check",
+    "format_style_report",
+    "format_trace_flag_report",
     "format_trace_report",
     "from_row",
+    "grounding_report",
+    "group_signal",
+    "hack_scan",
+    "hack_scan_diff",
     "infer_harness",
     "inspect",
+    "leak_report",
+    "leakage_report",
+    "length_report",
     "load_rows",
     "load_traces",
+    "mark_grounding",
+    "mark_rows",
     "mine_traces",
+    "near_duplicate_prompts",
     "novelty",
     "opening_share",
+    "optimize",
+    "publish_gate",
     "read_jsonl",
     "recommend",
+    "reward_correlations",
+    "row_markers",
     "row_problems",
     "row_schema",
     "rows_from_otel",
     "schema_version_of",
     "scrub",
     "seeded_agent",
+    "select_for_rl",
+    "select_for_sft",
     "simulate",
     "simulate_from_traces",
+    "split_pseudo_production",
+    "style_markers",
+    "style_report",
     "task_key",
     "to_row",
     "tools_from_traces",
+    "trace_flag_report",
+    "trace_flags",
+    "trace_markers",
     "trace_report",
+    "trim_out_of_band",
+    "trim_unanimous_groups",
+    "ungrounded_arguments",
     "validate",
     "world",
     "write_jsonl",

@@ -76,6 +76,9 @@ def calibrate(
     for row in items:
         stamp = stamps[task_key(row) or ""]
         carried = bool(row.get("calibration")) and not overwrite
+        if carried and stamp is not None and ref is not None:
+            out.append({**row, "calibration": {**row["calibration"], "mean_kl": stamp["mean_kl"]}})
+            continue
         if stamp is None or read_reward(row)[0] is None or carried:
             out.append(row)
             continue
