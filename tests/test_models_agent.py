@@ -219,7 +219,8 @@ def test_writer_junk_is_retried_counted_and_never_returned() -> None:
     junk = [Answer(completion("")), Answer(completion("not json at all")),
             Answer(completion('{"message": ""}')), Answer(completion('{"message": "ok"}'))]
     with serve(junk) as server:
-        writer = resolve_writer(server.url, tools=TOOLS, max_attempts=3, policy=FAST)
+        writer = resolve_writer(server.url, tools=TOOLS, max_attempts=3, concurrency=1,
+                                policy=FAST)
         assert writer is not None
         try:
             asks = writer.write([{"prompt": "cancel my order", "dimensions": {"tone": "angry"}},
@@ -227,7 +228,8 @@ def test_writer_junk_is_retried_counted_and_never_returned() -> None:
         finally:
             writer.close()
     assert asks == ["", "ok"]
-    assert writer.stats() == {"writer_calls": 4, "writer_retries": 3, "writer_rejected": 1}
+    assert writer.stats() == {"writer_calls": 4, "writer_retries": 3, "writer_rejected": 1,
+                              "writer_fallbacks": 1}
 
 
 def test_parse_writer_output_rejects_tool_calls_and_accepts_done() -> None:

@@ -6,6 +6,7 @@ The public surface is re-exported here; internals live in stage folders and may 
 from __future__ import annotations
 
 from whileai.simulations.data import SimulationData
+from whileai.simulations.generate.backends.spec import local_model
 from whileai.simulations.generate.diversity import novelty
 from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent
 from whileai.simulations.ingest import (
@@ -82,6 +83,8 @@ from whileai.simulations.score.leakage import (
     leakage_report,
     near_duplicate_prompts,
 )
+from whileai.simulations.score.llm_judge import grade
+from whileai.simulations.score.llm_rubrics import rubric_judge, write_rubrics
 from whileai.simulations.score.markers import (
     STOCK_MARKERS,
     behavioral_markers,
@@ -99,6 +102,13 @@ from whileai.simulations.score.trace_flags import (
 )
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
+from whileai.simulations.train.logprobs import (
+    format_logprob_report,
+    logprob_report,
+    mean_kl,
+    staleness_report,
+)
+from whileai.simulations.train.reference import reference_logprobs
 from whileai.simulations.world import World, current_rollout, world
 
 __all__: list[str] = [
@@ -139,12 +149,14 @@ __all__: list[str] = [
     "format_hack_scan_diff",
     "format_leak_report",
     "format_leakage_report",
+    "format_logprob_report",
     "format_recommendation",
     "format_row_check",
     "format_style_report",
     "format_trace_flag_report",
     "format_trace_report",
     "from_row",
+    "grade",
     "grounding_report",
     "group_signal",
     "hack_scan",
@@ -156,8 +168,11 @@ __all__: list[str] = [
     "length_report",
     "load_rows",
     "load_traces",
+    "local_model",
+    "logprob_report",
     "mark_grounding",
     "mark_rows",
+    "mean_kl",
     "mine_traces",
     "near_duplicate_prompts",
     "novelty",
@@ -166,11 +181,13 @@ __all__: list[str] = [
     "publish_gate",
     "read_jsonl",
     "recommend",
+    "reference_logprobs",
     "reward_correlations",
     "row_markers",
     "row_problems",
     "row_schema",
     "rows_from_otel",
+    "rubric_judge",
     "schema_version_of",
     "scrub",
     "seeded_agent",
@@ -179,6 +196,7 @@ __all__: list[str] = [
     "simulate",
     "simulate_from_traces",
     "split_pseudo_production",
+    "staleness_report",
     "style_markers",
     "style_report",
     "task_key",
@@ -194,4 +212,5 @@ __all__: list[str] = [
     "validate",
     "world",
     "write_jsonl",
+    "write_rubrics",
 ]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from whileai.errors import AuthError, QuotaError
 from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.reply import Reply, ToolCall
 
@@ -177,8 +178,28 @@ class ModelAgent:
 
         ``user(messages) -> str | None`` writes the next user turn after a reply without tool
         calls (``None`` ends the conversation); it defaults to the situation's own ``user`` /
-        ``reply`` callable or its ``user_turns`` list.
+        ``reply`` callable, its ``user_turns`` list, or the agent's ``writer``.
+
+        Raises:
+            ModelQuotaError, AuthError: the endpoint refused for good; the client is stopped
+                first, so every other rollout in flight fails at once instead of retrying.
+            BackendError: the endpoint failed after its retries.
         """
+        try:
+            return self._run(situation, world=world, seed=seed, user=user, execute=execute)
+        except (QuotaError, AuthError):
+            self.client.stop()
+            raise
+
+    def _run(
+        self,
+        situation: object,
+        *,
+        world: Any = None,
+        seed: int = 0,
+        user: UserTurns | None = None,
+        execute: Execute | None = None,
+    ) -> dict[str, Any]:
         s = self.settings
         prompt = str(situation_field(situation, "prompt", "") or "")
         system = situation_field(situation, "system_prompt", None) or self.system_prompt

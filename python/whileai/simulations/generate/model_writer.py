@@ -5,8 +5,9 @@ so it knows the domain). :meth:`ModelWriter.write` drafts the opening ask for a 
 :meth:`ModelWriter.reply` writes the person's next message in a running conversation, or says
 the person is done. Output must be a JSON object with a non-empty ``message``; anything else is
 retried and counted (``writer_retries``), and after ``max_attempts`` the draw is rejected
-(``writer_rejected``): an opening raises :class:`WriterOutputError` so no row is made from it,
-a follow-up ends the conversation.
+(``writer_rejected``): ``write_one`` raises :class:`WriterOutputError`, ``write`` words that
+draft with the template instead (``writer_fallbacks``), and a follow-up ends the conversation.
+Junk output never becomes a row.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from whileai import _backend
 from whileai.errors import BackendError
 from whileai.simulations.generate.backends.client import ChatClient
+from whileai.simulations.generate.backends.pool import parallel_map
 from whileai.simulations.generate.backends.reply import strip_reasoning
 from whileai.simulations.generate.model_agent import normalise_tools, situation_field
 
@@ -139,6 +141,7 @@ class ModelWriter:
         max_attempts: int = 3,
         temperature: float | None = 0.9,
         max_tokens: int | None = 400,
+        concurrency: int = 8,
     ) -> None:
         self.client = client
         self.name = client.spec.label
@@ -147,11 +150,14 @@ class ModelWriter:
         self.max_attempts = max(1, max_attempts)
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.concurrency = concurrency
         self._lock = threading.Lock()
-        self._counts = {"writer_calls": 0, "writer_retries": 0, "writer_rejected": 0}
+        self._counts = {"writer_calls": 0, "writer_retries": 0, "writer_rejected": 0,
+                        "writer_fallbacks": 0}
 
     def stats(self) -> dict[str, int]:
-        """``writer_calls``, ``writer_retries`` (off-format replies) and ``writer_rejected``."""
+        """``writer_calls``, ``writer_retries`` (off-format replies), ``writer_rejected`` (draws
+        given up) and ``writer_fallbacks`` (openings worded by the template instead)."""
         with self._lock:
             return dict(self._counts)
 
@@ -190,16 +196,19 @@ class ModelWriter:
     def write(self, drafts: Sequence[object]) -> list[str]:
         """One opening message per draft, in order (the engine's ``Writer`` protocol).
 
-        A draft the model keeps answering off-format gets ``""`` (counted as
-        ``writer_rejected``): the engine skips empty asks, so junk never becomes a row.
+        Drafts are written ``concurrency`` at a time. A draft the model keeps answering
+        off-format is never used: it gets the template writer's wording instead (counted as
+        ``writer_rejected`` and ``writer_fallbacks``); a draft the template cannot word either
+        gets ``""``. A spent quota (``ModelQuotaError``, role ``writer``) propagates.
         """
-        return [self._write_or_empty(draft) for draft in drafts]
+        return parallel_map(self._write_or_fallback, list(drafts), workers=self.concurrency)
 
-    def _write_or_empty(self, draft: object) -> str:
+    def _write_or_fallback(self, draft: object) -> str:
         try:
             return self.write_one(draft, seed=_draft_seed(draft))
         except WriterOutputError:
-            return ""
+            self._count("writer_fallbacks")
+            return _template_text(draft)
 
     def write_one(self, draft: Mapping[str, Any] | object, *, seed: int = 0) -> str:
         """Write the opening message for one draft / grid cell (dimensions, facts, plain ask).

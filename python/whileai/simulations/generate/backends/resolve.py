@@ -104,6 +104,7 @@ def resolve_writer(
     avg_turns: int = 12,
     max_attempts: int = 3,
     temperature: float | None = 0.9,
+    concurrency: int = 8,
     policy: RetryPolicy | None = None,
     stop: threading.Event | None = None,
 ) -> ModelWriter | None:
@@ -113,7 +114,7 @@ def resolve_writer(
         return None
     client = ChatClient(model, role="writer", policy=policy, stop=stop)
     return ModelWriter(client, tools=tools, avg_turns=avg_turns, max_attempts=max_attempts,
-                       temperature=temperature)
+                       temperature=temperature, concurrency=concurrency)
 
 
 def resolve_judge(

@@ -1,0 +1,130 @@
+"""simulate() with a model agent and a model writer on a local chat server, in every mode."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import whileai
+import whileai.simulations as zps
+from chat_server import Answer, completion, serve
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_order", "description": "Look up an order by id.",
+        "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
+                       "required": ["order_id"]}}},
+]
+POLICY = "Help customers with their orders. Never invent an order status."
+
+
+class Backend:
+    """Plays the writer (JSON person messages) and the agent (tool call, then an answer)."""
+
+    def __init__(self, junk_every: int = 0) -> None:
+        self.lock = threading.Lock()
+        self.writer_calls = 0
+        self.junk_every = junk_every
+
+    def __call__(self, path: str, body: dict[str, Any], i: int) -> Answer:
+        messages = body["messages"]
+        if "never the assistant" in messages[0]["content"]:
+            with self.lock:
+                self.writer_calls += 1
+                n = self.writer_calls
+            if self.junk_every and n % self.junk_every == 0:
+                return Answer(completion("¯\\_(ツ)_/¯"))
+            if "next message" in messages[-1]["content"]:
+                return Answer(completion('{"done": true}'))
+            return Answer(completion(json.dumps(
+                {"message": f"Hi, where is my order {4400 + n}? It is late."}), model="writer"))
+        last = messages[-1]
+        if last["role"] == "user":
+            return Answer(completion(None, tool_calls=[("get_order", {"order_id": "4412"})],
+                                     model="policy-m", logprobs=[-0.5, -0.5]))
+        return Answer(completion("Order 4412: see the status above.", model="policy-m",
+                                 logprobs=[-1.0]))
+
+
+@pytest.fixture(autouse=True)
+def _clean_roles(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.mark.parametrize("mode", ["explore", "sft", "rl"])
+def test_simulate_with_model_agent_and_writer(mode: str, tmp_path: Path) -> None:
+    backend = Backend()
+    out = tmp_path / "run.jsonl"
+    with serve(backend) as server:
+        data = zps.simulate(
+            agent=f"vllm:policy-m@{server.url}", simulator=f"vllm:writer@{server.url}",
+            tools=TOOLS, system_prompt=POLICY, mode=mode, budget=8, logprobs=True,
+            output=str(out), progress=False, advanced={"concurrency": 4},
+        )
+    rows = data.trajectories
+    assert len(rows) == 8
+    assert backend.writer_calls > 0
+    for row in rows:
+        assert row["prompt"].startswith("Hi, where is my order")
+        assert row["steps"][0]["tool"] == "get_order"
+        assert row["final_text"].startswith("Order 4412")
+        assert row["model_version"] == "policy-m"
+        assert row["usage"]["output_tokens"] > 0
+        assert row["logprob"] == -2.0
+        assert row["n_tokens"] == 3
+    saved = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(saved) == 8
+    assert all("privileged" not in r for r in saved)
+    report = zps.logprob_report(rows)
+    assert report["coverage"] == 1.0
+
+
+def test_writer_junk_never_becomes_a_row() -> None:
+    backend = Backend(junk_every=2)
+    with serve(backend) as server:
+        data = zps.simulate(
+            agent=f"vllm:policy-m@{server.url}", simulator=f"vllm:writer@{server.url}",
+            tools=TOOLS, system_prompt=POLICY, budget=6, progress=False,
+            advanced={"concurrency": 2},
+        )
+    assert len(data.trajectories) == 6
+    assert all("ツ" not in r["prompt"] and r["prompt"].strip() for r in data.trajectories)
+
+
+def test_configured_agent_is_used_when_no_keyword(monkeypatch: pytest.MonkeyPatch) -> None:
+    with serve(Backend()) as server:
+        monkeypatch.setenv("WHILEAI_AGENT", f"vllm:policy-m@{server.url}")
+        with whileai.context(simulator=False):
+            data = zps.simulate(tools=TOOLS, system_prompt=POLICY, simulator=False, budget=3,
+                                progress=False)
+    assert len(data.trajectories) == 3
+    assert all(r["model_version"] == "policy-m" for r in data.trajectories)
+
+
+def test_unknown_backend_prefix_is_refused_at_the_call() -> None:
+    with pytest.raises(whileai.ConfigError, match=r"vllm:<model>@<url>"):
+        zps.simulate(agent="hosted:qwen", tools=TOOLS, system_prompt=POLICY, simulator=False,
+                     budget=2, progress=False)
+
+
+def test_grade_the_run_with_a_model_judge() -> None:
+    backend = Backend()
+
+    def handler(path: str, body: dict[str, Any], i: int) -> Answer:
+        if "strict grader" in body["messages"][0]["content"]:
+            return Answer(completion('{"reward": 1, "reason": "looked it up"}', model="judge"))
+        return backend(path, body, i)
+
+    with serve(handler) as server:
+        data = zps.simulate(agent=f"vllm:policy-m@{server.url}", tools=TOOLS,
+                            system_prompt=POLICY, simulator=False, budget=4, progress=False)
+        with whileai.context(judge=f"vllm:judge@{server.url}"):
+            report = data.grade(rubric="Looks the order up before answering.")
+    assert report["graded"] == 4
+    assert all(r["reward"] == 1.0 for r in data.trajectories)
+    assert all(r["judge_meta"]["version"].startswith("judge@") for r in data.trajectories)
