@@ -74,28 +74,33 @@ def select_diverse(
         if not chosen[index]:
             chosen[index] = True
             anchors.append(index)
-    # Sparse rows: exact integers, so the sums equal the dense ones.
-    rows: list[dict[int, int]] = []
+    # Sparse rows and columns: exact integers, so every dot equals the dense one.
+    rows: list[list[tuple[int, int]]] = []
     norms: list[int] = []
+    columns: list[list[tuple[int, int]]] = [[] for _ in range(dim)]
     for i in range(n):
         base = i * dim
-        row = {b: c for b in range(dim) if (c := counts[base + b])}
+        row = [(b, c) for b, c in enumerate(counts[base : base + dim]) if c]
         rows.append(row)
-        norms.append(sum(c * c for c in row.values()))
+        norms.append(sum(c * c for _, c in row))
+        for b, c in row:
+            columns[b].append((i, c))
     jitter = [Stream(seed, i).uniform() * noise if noise else 0.0 for i in range(n)]
     nearest = [1.0] * n  # distance to the nearest chosen row; 1.0 = nothing chosen yet
 
     def absorb(pick: int) -> None:
-        prow, pnorm = rows[pick], norms[pick]
+        pnorm = norms[pick]
+        dots = [0] * n
+        for b, c in rows[pick]:
+            for j, cj in columns[b]:
+                dots[j] += c * cj
         for j in range(n):
             if chosen[j]:
                 continue
             if pnorm == 0 or norms[j] == 0:
                 distance = 1.0
             else:
-                a, b = (prow, rows[j]) if len(prow) <= len(rows[j]) else (rows[j], prow)
-                dot = sum(c * b.get(bucket, 0) for bucket, c in a.items())
-                distance = 1.0 - dot / math.sqrt(float(pnorm * norms[j]))
+                distance = 1.0 - dots[j] / math.sqrt(float(pnorm * norms[j]))
             if distance < nearest[j]:
                 nearest[j] = distance
 

@@ -1,8 +1,9 @@
 """Diversity: pick the most spread-out candidate asks, one per task slot; novelty; near-duplicates.
 
->>> pick_per_group(["cancel order 1", "cancel order 1 now", "where is my refund"], [0, 0, 1],
-...                anchors=[], seed=0)
-([0, 2], [0])
+>>> chosen, fills, _ = pick_per_group(["cancel order 1", "cancel order 1 now",
+...                                     "where is my refund"], [0, 0, 1], seed=0)
+>>> chosen, fills
+([1, 2], [])
 >>> round(novelty("cancel my order", ["cancel my order"]), 6)
 0.0
 """
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 
@@ -25,27 +27,34 @@ def pick_per_group(
     texts: Sequence[str],
     groups: Sequence[int],
     *,
-    anchors: Sequence[str],
+    anchors: Sequence[str] = (),
+    anchor_counts: Sequence[Sequence[int]] = (),
     seed: int,
     noise: float = NOISE,
     dim: int = DIM,
-) -> tuple[list[int], list[int]]:
+) -> tuple[list[int], list[int], list[list[int]]]:
     """Choose one candidate per group, farthest-first from the anchors and from each other.
 
-    ``groups[i]`` is the task slot of ``texts[i]`` (0..g-1). Farthest-point selection runs over
-    all candidates; a group the selection left empty gets its first candidate (a coverage fill).
+    ``groups[i]`` is the task slot of ``texts[i]`` (0..g-1). Anchors (earlier asks) repel;
+    pass them as texts or, cheaper, as their hash-embedding counts. Farthest-point selection
+    runs over all candidates; a group the selection left empty gets its first candidate (a
+    coverage fill).
 
     Returns:
-        (chosen candidate index per group, the groups that were coverage fills).
+        (chosen candidate per group, the groups that were coverage fills, the chosen
+        candidates' counts, to pass back as ``anchor_counts``).
     """
     n_groups = max(groups, default=-1) + 1
     if not texts:
-        return [], []
-    counts = _backend.embed_counts([*anchors, *texts], dim)
-    offset = len(anchors)
-    picks = _backend.select_diverse(
-        counts, dim, n_groups, seed, noise, list(range(offset))
-    )
+        return [], [], []
+    fixed = [list(row) for row in anchor_counts]
+    if anchors:
+        flat = _backend.embed_counts(list(anchors), dim)
+        fixed += [list(flat[i * dim : (i + 1) * dim]) for i in range(len(anchors))]
+    counts = array("q", [c for row in fixed for c in row])
+    counts.extend(_backend.embed_counts(list(texts), dim))
+    offset = len(fixed)
+    picks = _backend.select_diverse(counts, dim, n_groups, seed, noise, list(range(offset)))
     chosen: list[int | None] = [None] * n_groups
     for pick in picks:
         g = groups[pick - offset]
@@ -59,7 +68,10 @@ def pick_per_group(
         if chosen[g] is None:
             chosen[g] = first[g]
             fills.append(g)
-    return [c if c is not None else 0 for c in chosen], fills
+    final = [c if c is not None else 0 for c in chosen]
+    base = offset * dim
+    kept = [list(counts[base + i * dim : base + (i + 1) * dim]) for i in final]
+    return final, fills, kept
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -101,8 +113,8 @@ def near_duplicate_share(texts: Sequence[str], threshold: float = 0.8) -> float:
 
     Uses prefix filtering (tokens ordered rarest first), so it stays fast on thousands of texts.
 
-    >>> near_duplicate_share(["a b c d e", "a b c d e", "x y z"])
-    0.6666666666666667
+    >>> round(near_duplicate_share(["a b c d e", "a b c d e", "x y z"]), 4)
+    0.6667
     """
     sets = [frozenset(_backend.tokenize(t)) for t in texts]
     freq = Counter(tok for s in sets for tok in s)

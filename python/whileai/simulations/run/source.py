@@ -34,7 +34,7 @@ __all__ = ["Drawn", "SituationSource"]
 
 BATCH = 32  # slots worded and selected together
 CANDIDATES = 2  # wordings per slot the diversity pick chooses from
-ANCHORS = 32  # recent asks the next batch is kept away from
+ANCHORS = 16  # recent asks the next batch is kept away from
 SATURATION_VISITS = 5  # every cell visited this often = coverage has plateaued
 _DRY_BATCHES = 3  # batches in a row with nothing new = the writer has run dry
 
@@ -82,7 +82,7 @@ class SituationSource:
         self.slot = 0
         self.issued = 0
         self.seen: set[int] = set()
-        self.anchors: deque[str] = deque(maxlen=ANCHORS)
+        self.anchors: deque[list[int]] = deque(maxlen=ANCHORS)
         self.visits: dict[str, int] = {}
         self.exhausted: str | None = None
         self.stats = {"candidates": 0, "coverage_fills": 0, "duplicates_skipped": 0}
@@ -135,8 +135,8 @@ class SituationSource:
         texts = self.writer.write(drafts)
         self.stats["candidates"] += len(texts)
         unit = _backend.hash64(f"batch|{self.slot}")
-        chosen, fills = pick_per_group(texts, groups, anchors=list(self.anchors),
-                                       seed=(cfg.seed ^ unit) & ((1 << 63) - 1))
+        chosen, fills, kept = pick_per_group(texts, groups, anchor_counts=list(self.anchors),
+                                             seed=(cfg.seed ^ unit) & ((1 << 63) - 1))
         self.stats["coverage_fills"] += len(fills)
         fill_set = set(fills)
         added = 0
@@ -149,6 +149,8 @@ class SituationSource:
             reason = "coverage_fill" if g in fill_set else "farthest"
             if slots[g][0].block == "seed":
                 reason = "seed_situation"
+            if index == pick:
+                self.anchors.append(kept[g])
             added += self._emit(drafts[index], texts[index], reason)
         self._dry = 0 if added else self._dry + 1
         if self._dry >= _DRY_BATCHES:
@@ -163,7 +165,6 @@ class SituationSource:
         from whileai.simulations.generate.drafts import to_situation
 
         self.seen.add(_backend.hash64(text))
-        self.anchors.append(text)
         self.queue.append(Drawn(situation=to_situation(draft, text), arm="explore", reason=reason))
         for p in range(1, self.cfg.phrasings):
             cell = _rephrase(draft.cell, self.grid, p)
