@@ -256,3 +256,20 @@ def test_docs_rows_md_mentions_every_field() -> None:
     docs = (Path(schema.__file__).resolve().parents[3] / "docs" / "rows.md").read_text("utf-8")
     missing = [key for key in FIELD_KINDS if f"`{key}`" not in docs]
     assert missing == []
+
+
+@settings(deadline=None, max_examples=400)
+@given(rows(), st.sampled_from(sorted(FIELD_KINDS)), st.one_of(
+    json_value, json_object, st.integers(-2, 3).map(float),
+    st.lists(st.one_of(json_object, tool_step, chat_step, json_value,
+                       st.fixed_dictionaries({"tool": json_value, "role": json_value})),
+             max_size=3),
+    st.dictionaries(name, st.one_of(json_value, st.lists(json_value, max_size=3)), max_size=3),
+))
+def test_the_json_schema_and_row_problems_agree_on_broken_fields(
+    row: dict[str, Any], key: str, value: Any
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    row[key] = value
+    valid_by_schema = jsonschema.Draft202012Validator(zps.row_schema()).is_valid(row)
+    assert valid_by_schema == (zps.row_problems(row) == []), zps.row_problems(row)

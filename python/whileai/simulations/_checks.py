@@ -81,7 +81,9 @@ def _number(path: str, value: Any, out: list[str], *, unit: bool = False) -> Non
 
 
 def _count(path: str, value: Any, out: list[str]) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    # JSON (and JSON Schema's "integer") does not tell 3 from 3.0: an integral float counts.
+    integral = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if not integral or isinstance(value, bool) or value < 0:
         out.append(
             f"field `{path}`: expected a non-negative integer or null, got {describe(value)}"
         )
