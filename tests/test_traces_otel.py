@@ -292,3 +292,16 @@ def test_bad_source_raises_a_clear_error(tmp_path: Path) -> None:
         zps.rows_from_otel(tmp_path / "nope.json")
     with pytest.raises(RowError, match="iterable of spans"):
         zps.rows_from_otel(3.5)
+
+
+def test_assistant_opening_is_kept_for_opening_share() -> None:
+    span = {"traceId": "dd", "spanId": "1", "name": "chat", "attributes": {
+        "gen_ai.input.messages": [_parts_text("assistant", "Hi! I can help with orders."),
+                                  _parts_text("user", "where is 4412")],
+        "gen_ai.output.messages": [_parts_text("assistant", "It shipped.")]}}
+    (row,) = zps.rows_from_otel([span])
+    assert row["prompt"] == "where is 4412"
+    assert row["steps"] == []
+    assert row["final_text"] == "It shipped."
+    assert row["messages"][0] == {"role": "assistant", "content": "Hi! I can help with orders."}
+    assert zps.opening_share(zps.load_traces([row])) == 1.0

@@ -39,6 +39,7 @@ from whileai.simulations.ingest.messages import (
 )
 from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
 from whileai.simulations.ingest.steps import parse_json_value
+from whileai.simulations.rows import conversation
 
 __all__ = ["COUNT_KEYS", "REWARD_KEYS", "OtelLoad", "read_otel", "rows_from_otel"]
 
@@ -113,6 +114,7 @@ class _Transcript:
     by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
     users: list[str] = field(default_factory=list)
     said: set[str] = field(default_factory=set)
+    opening: list[str] = field(default_factory=list)  # assistant text before the first ask
 
     def user(self, text: str) -> None:
         if self.prompt is None:
@@ -124,7 +126,10 @@ class _Transcript:
     def assistant(self, text: str) -> None:
         if text and text not in self.said:
             self.said.add(text)
-            self.steps.append({"role": "assistant", "content": text})
+            if self.prompt is None:
+                self.opening.append(text)
+            else:
+                self.steps.append({"role": "assistant", "content": text})
 
     def call(self, name: str, call_id: str, arguments: Any) -> dict[str, Any]:
         step = self.by_id.get(call_id) if call_id else None
@@ -256,11 +261,14 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
     row: dict[str, Any] = {"schema_version": "1", "prompt": state.prompt or "",
                            "steps": steps, "final_text": final}
     ids = sorted({s.trace_id for s in spans if s.trace_id})
-    conversation = next((s.attributes[CONVERSATION_ID] for s in spans
-                         if s.attributes.get(CONVERSATION_ID)), None)
+    conversation_id = next((s.attributes[CONVERSATION_ID] for s in spans
+                            if s.attributes.get(CONVERSATION_ID)), None)
+    if state.opening:  # the conversation opened with the assistant: keep it for opening_share
+        opening = [{"role": "assistant", "content": t} for t in state.opening]
+        row["messages"] = opening + conversation(row)
     row["trace_id"] = ids[0] if ids else ""
-    if conversation is not None:
-        row["conversation_id"] = str(conversation)
+    if conversation_id is not None:
+        row["conversation_id"] = str(conversation_id)
     usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
     if usage:
         row["usage"] = usage
