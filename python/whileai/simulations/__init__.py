@@ -50,8 +50,17 @@ from whileai.simulations.schema import (
     to_row,
     validate,
 )
+from whileai.simulations.score.benchmark import benchmark_report, format_benchmark, run_benchmark
+from whileai.simulations.score.compare import (
+    compare_runs,
+    format_compare,
+    marker_summary,
+    metric_summary,
+)
+from whileai.simulations.score.curriculum import curriculum, format_curriculum, retire_solved
 from whileai.simulations.score.decontam import decontaminate, format_decontamination
 from whileai.simulations.score.decontam_index import EvalIndex, build_eval_index
+from whileai.simulations.score.delta import delta_report, eval_variance, format_delta_report
 from whileai.simulations.score.gate import calibrate, publish_gate
 from whileai.simulations.score.grounding import (
     format_grounding_report,
@@ -76,6 +85,7 @@ from whileai.simulations.score.hygiene import (
     trim_out_of_band,
     trim_unanimous_groups,
 )
+from whileai.simulations.score.judging import evaluate, judge_row, run_judge
 from whileai.simulations.score.leak import format_leak_report, leak_report
 from whileai.simulations.score.leakage import (
     drop_leaky_rows,
@@ -92,7 +102,13 @@ from whileai.simulations.score.markers import (
     row_markers,
 )
 from whileai.simulations.score.pairs import build_preference_pairs
+from whileai.simulations.score.passat import PassAt, pass_at
+from whileai.simulations.score.power import detectable_effect, holdout_size
+from whileai.simulations.score.probes import judge_pairs, judge_probes
+from whileai.simulations.score.scored import ScoredData
 from whileai.simulations.score.select import optimize, select_for_rl, select_for_sft
+from whileai.simulations.score.specs import Spec, load_spec, stamp_spec
+from whileai.simulations.score.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.score.style import format_style_report, style_markers, style_report
 from whileai.simulations.score.trace_flags import (
     format_trace_flag_report,
@@ -100,6 +116,8 @@ from whileai.simulations.score.trace_flags import (
     trace_flags,
     trace_markers,
 )
+from whileai.simulations.score.trust import attach_labels, judge_agreement, refusal_report
+from whileai.simulations.score.trust_report import format_judge_trust, judge_trust
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
 from whileai.simulations.train.logprobs import (
@@ -118,35 +136,52 @@ __all__: list[str] = [
     "REWARD_KEYS",
     "SCHEMA_VERSION",
     "SEEDED_KINDS",
+    "STAGES",
     "STOCK_MARKERS",
     "Calibration",
     "EvalIndex",
     "JsonlAppender",
     "Judgment",
     "Marker",
+    "PassAt",
     "Rollout",
     "RowParts",
+    "ScoredData",
     "SimulationData",
+    "Spec",
     "Task",
     "World",
+    "attach_labels",
     "behavioral_markers",
+    "benchmark_report",
     "build_eval_index",
     "build_preference_pairs",
     "calibrate",
     "calibration_of",
     "check_rows",
+    "compare_runs",
     "conversation",
     "current_rollout",
+    "curriculum",
     "decontaminate",
     "dedupe_groups",
+    "delta_report",
+    "detectable_effect",
     "dimensions_from_traces",
     "drop_leaky_rows",
+    "eval_variance",
+    "evaluate",
     "export_row",
     "flaw_rows",
+    "format_benchmark",
+    "format_compare",
+    "format_curriculum",
     "format_decontamination",
+    "format_delta_report",
     "format_grounding_report",
     "format_hack_scan",
     "format_hack_scan_diff",
+    "format_judge_trust",
     "format_leak_report",
     "format_leakage_report",
     "format_logprob_report",
@@ -161,33 +196,47 @@ __all__: list[str] = [
     "group_signal",
     "hack_scan",
     "hack_scan_diff",
+    "holdout_size",
     "infer_harness",
     "inspect",
+    "judge_agreement",
+    "judge_pairs",
+    "judge_probes",
+    "judge_row",
+    "judge_trust",
     "leak_report",
     "leakage_report",
     "length_report",
     "load_rows",
+    "load_spec",
     "load_traces",
     "local_model",
     "logprob_report",
     "mark_grounding",
     "mark_rows",
+    "marker_summary",
     "mean_kl",
+    "metric_summary",
     "mine_traces",
     "near_duplicate_prompts",
     "novelty",
     "opening_share",
     "optimize",
+    "pass_at",
     "publish_gate",
     "read_jsonl",
     "recommend",
     "reference_logprobs",
+    "refusal_report",
+    "retire_solved",
     "reward_correlations",
     "row_markers",
     "row_problems",
     "row_schema",
     "rows_from_otel",
     "rubric_judge",
+    "run_benchmark",
+    "run_judge",
     "schema_version_of",
     "scrub",
     "seeded_agent",
@@ -196,7 +245,11 @@ __all__: list[str] = [
     "simulate",
     "simulate_from_traces",
     "split_pseudo_production",
+    "stage_of",
+    "stage_report",
     "staleness_report",
+    "stamp_spec",
+    "stamp_stage",
     "style_markers",
     "style_report",
     "task_key",
