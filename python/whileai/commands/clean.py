@@ -1,0 +1,109 @@
+"""``whileai decontaminate``, ``whileai scan`` and ``whileai optimize``: clean and select rows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add the clean/select subcommands to the CLI."""
+    dec = sub.add_parser("decontaminate", help="drop train rows that copy an eval set (8-grams)")
+    dec.add_argument("train", help="train rows (.jsonl), streamed")
+    dec.add_argument("--against", action="append", required=True, metavar="EVAL.jsonl",
+                     help="an eval set; repeat for several")
+    dec.add_argument("--output", help="write the clean rows here (.jsonl)")
+    dec.add_argument("--n", type=int, default=8, help="n-gram length in words (8)")
+    dec.add_argument("--overlap", type=float, default=0.8,
+                     help="share of a row's words one eval text must cover (0.8; 0 = any)")
+    dec.add_argument("--fields", default="prompt",
+                     help="comma-separated row keys to check (prompt)")
+    dec.add_argument("--json", action="store_true", help="print the report as JSON")
+    dec.set_defaults(func=run_decontaminate)
+
+    scan = sub.add_parser("scan", help="what would a grouped update learn? (hack_scan)")
+    scan.add_argument("rows", help="graded rows (.jsonl)")
+    scan.add_argument("--endorsed", action="append", default=None, metavar="FEATURE",
+                      help="what the reward should track, e.g. tool:lookup_order; repeatable")
+    scan.add_argument("--n-perm", type=int, default=100, help="permutations for the floor (100)")
+    scan.add_argument("--seed", type=int, default=0)
+    scan.add_argument("--json", action="store_true", help="print the report as JSON")
+    scan.set_defaults(func=run_scan)
+
+    opt = sub.add_parser("optimize", help="prune graded rows for RL (groups) or SFT")
+    opt.add_argument("rows", help="graded rows (.jsonl)")
+    opt.add_argument("--mode", choices=("rl", "sft"), default="rl")
+    opt.add_argument("--output", help="write the selected rows here (.jsonl)")
+    opt.add_argument("--band", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                     help="pass-rate band for rl (0.2 0.8)")
+    opt.add_argument("--keep-out-of-band", action="store_true", help="rank, do not drop (rl)")
+    opt.add_argument("--endorsed", action="append", default=None, metavar="FEATURE")
+    opt.add_argument("--select", default="top_per_prompt", help="sft rule (top_per_prompt)")
+    opt.add_argument("--min-reward", type=float, default=1.0, help="sft threshold (1.0)")
+    opt.add_argument("--json", action="store_true", help="print the report as JSON")
+    opt.set_defaults(func=run_optimize)
+
+
+def _dump(report: dict[str, Any]) -> None:
+    print(json.dumps(report, indent=2, default=str, ensure_ascii=False))
+
+
+def run_decontaminate(args: argparse.Namespace) -> int:
+    """Decontaminate a train file against one or more eval files; exit 0."""
+    from whileai.simulations.score.decontam import decontaminate, format_decontamination
+
+    fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
+    _clean, report = decontaminate(
+        args.train, against=list(args.against), n=args.n, overlap=args.overlap, fields=fields,
+        output=args.output,
+    )
+    if args.json:
+        _dump(report)
+    else:
+        print(format_decontamination(report))
+        if args.output is None:
+            print("  (no --output: clean rows were counted, not written)")
+    return 0
+
+
+def run_scan(args: argparse.Namespace) -> int:
+    """Print the hack scan; exit 1 when it says reward_hack."""
+    from whileai.simulations.score.hack_report import format_hack_scan
+    from whileai.simulations.score.hack_scan import hack_scan
+
+    scan = hack_scan(args.rows, endorsed=args.endorsed, n_perm=args.n_perm, seed=args.seed)
+    if args.json:
+        _dump(scan)
+    else:
+        print(format_hack_scan(scan))
+    return 1 if scan["regime"] == "reward_hack" else 0
+
+
+def run_optimize(args: argparse.Namespace) -> int:
+    """Prune rows and print the report; write them with --output."""
+    from whileai.simulations.io import write_jsonl
+    from whileai.simulations.score.select import optimize
+
+    kwargs: dict[str, Any]
+    if args.mode == "rl":
+        kwargs = {"enforce_band": not args.keep_out_of_band, "endorsed": args.endorsed}
+        if args.band:
+            kwargs["band"] = tuple(args.band)
+    else:
+        kwargs = {"select": args.select, "min_reward": args.min_reward}
+    rows, report = optimize(args.rows, mode=args.mode, **kwargs)
+    if args.output:
+        write_jsonl(args.output, rows)
+    if args.json:
+        _dump(report)
+        return 0
+    print(f"optimize ({args.mode}): {report['rows_in']} rows in, {report['rows_out']} out"
+          + (f" -> {args.output}" if args.output else ""))
+    if "band_dropped" in report:
+        print(f"  asks: {report['asks_in']} in, {report['asks_out']} out; band dropped "
+              f"{report['band_dropped']}")
+    print(f"  dropped: {json.dumps(report['dropped'])}")
+    for warning in report["hygiene_warnings"]:
+        print(f"  warning: {warning}")
+    return 0
