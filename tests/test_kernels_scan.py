@@ -105,6 +105,10 @@ def test_errors_name_the_bad_position(backend: ModuleType) -> None:
         backend.within_group_scan(ok[0], ok[1], ok[2], -1, *ok[4:])
     with pytest.raises(ValueError, match="indptr must have 3 entries starting at 0"):
         backend.within_group_scan([0, 1], *ok[1:])
+    with pytest.raises(TypeError, match="count must be an int, got NoneType"):
+        backend.within_group_scan(*ok, None)
+    with pytest.raises(TypeError, match="seed must be an int, got float"):
+        backend.within_group_scan(*ok, seed=1.5)
 
 
 def test_a_feature_that_tracks_reward_within_asks_correlates_fully(backend: ModuleType) -> None:

@@ -6,10 +6,12 @@ Every function has exactly the signature and semantics of its pure twin in ``whi
 
 from array import array
 from collections.abc import Iterable, Sequence
+from typing import final
 
 __all__ = [
     "EMBEDDER_NAME",
     "UNICODE_VERSION",
+    "NgramIndex",
     "__version__",
     "bootstrap_mean_diff",
     "bootstrap_means",
@@ -17,9 +19,9 @@ __all__ = [
     "embed",
     "embed_counts",
     "hash64",
+    "sign_flip_means",
     "splitmix64_stream",
     "tokenize",
-    "sign_flip_means",
     "uniform_floats",
     "within_group_scan",
 ]
@@ -52,3 +54,23 @@ def within_group_scan(
     n_perm: int = 0,
     seed: int = 0,
 ) -> tuple[array[float], array[float], array[int]]: ...
+
+@final
+class NgramIndex:
+    """Postings from token n-grams to eval-text ids (docs/kernels.md, "N-grams")."""
+
+    def __new__(cls, texts: Iterable[str] = (), n: int = 8) -> NgramIndex: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    def __len__(self) -> int: ...
+    def exact(self, texts: Iterable[str]) -> array[int]: ...
+    def scan(
+        self, texts: Iterable[str]
+    ) -> tuple[array[int], array[int], array[int], list[list[str]]]: ...
+    def to_bytes(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls, data: bytes | bytearray | memoryview) -> NgramIndex: ...
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, data: bytes | bytearray | memoryview) -> None: ...

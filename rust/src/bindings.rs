@@ -22,6 +22,21 @@ impl From<CoreError> for PyErr {
 // Argument checks: the same rules and messages as `whileai._pure` (rng.check_seed, check_bound,
 // check_count, embed.check_dim, tokenize.check_texts).
 
+/// An optional argument that tells "not passed" apart from an explicit `None` (which the pure
+/// backend checks like any other value).
+enum Arg<'py> {
+    Absent,
+    Given(Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Arg<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Arg::Given(obj.to_owned()))
+    }
+}
+
 /// `type(obj).__name__`.
 fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
@@ -132,6 +147,28 @@ fn dim_arg(obj: &Bound<'_, PyAny>, rows: usize) -> PyResult<usize> {
     }
 }
 
+/// A new `array.array(typecode)` of `len` items and a pointer to its buffer, for a kernel to
+/// fill in place (one output buffer instead of three: kernel, `bytes`, array). `None` when the
+/// buffer is not aligned for `T` (then use [`new_array`]).
+fn array_for_kernel<'py, T>(
+    py: Python<'py>,
+    typecode: &str,
+    zero: Bound<'py, PyAny>,
+    len: usize,
+) -> PyResult<Option<(Bound<'py, PyAny>, usize)>> {
+    let array = py
+        .import("array")?
+        .getattr("array")?
+        .call1((typecode, (zero,)))?
+        .mul(len)?;
+    // `buffer_info()` is the documented (address, length) of the array's memory.
+    let (address, items): (usize, usize) = array.call_method0("buffer_info")?.extract()?;
+    if items != len || (len > 0 && address % std::mem::align_of::<T>() != 0) {
+        return Ok(None);
+    }
+    Ok(Some((array, address)))
+}
+
 /// An `array.array(typecode)` holding the raw native-endian bytes of `values`.
 fn new_array<'py, T: Copy>(
     py: Python<'py>,
@@ -224,34 +261,55 @@ fn tokenize<'py>(
 
 /// The L2-normalised float64 embeddings of `texts`, row-major, as `array('d')`.
 #[pyfunction]
-#[pyo3(signature = (texts, dim = None), text_signature = "(texts, dim=256)")]
+#[pyo3(signature = (texts, dim = Arg::Absent), text_signature = "(texts, dim=256)")]
 fn embed<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
-    dim: Option<&Bound<'py, PyAny>>,
+    dim: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_arg(texts)?;
     let dim = match dim {
-        Some(dim) => dim_arg(dim, texts.len())?,
-        None => 256,
+        Arg::Given(dim) => dim_arg(&dim, texts.len())?,
+        Arg::Absent => 256,
     };
+    let len = texts.len() * dim;
+    let zero = 0.0f64.into_pyobject(py)?.into_any();
+    if let Some((array, address)) = array_for_kernel::<f64>(py, "d", zero, len)? {
+        py.detach(|| {
+            // SAFETY: `address` is the aligned buffer of `len` f64 of a fresh array that no
+            // other code can reach (only this function holds it) until it is returned.
+            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut f64, len) };
+            embed_kernel::embed_into(&texts, dim, out);
+        });
+        return Ok(array);
+    }
     let vectors = py.detach(|| embed_kernel::embed(&texts, dim));
     new_array(py, "d", &vectors)
 }
 
 /// The integer bucket counts of `texts`, row-major, as `array('q')`.
 #[pyfunction]
-#[pyo3(signature = (texts, dim = None), text_signature = "(texts, dim=256)")]
+#[pyo3(signature = (texts, dim = Arg::Absent), text_signature = "(texts, dim=256)")]
 fn embed_counts<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
-    dim: Option<&Bound<'py, PyAny>>,
+    dim: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let texts = texts_arg(texts)?;
     let dim = match dim {
-        Some(dim) => dim_arg(dim, texts.len())?,
-        None => 256,
+        Arg::Given(dim) => dim_arg(&dim, texts.len())?,
+        Arg::Absent => 256,
     };
+    let len = texts.len() * dim;
+    let zero = 0i64.into_pyobject(py)?.into_any();
+    if let Some((array, address)) = array_for_kernel::<i64>(py, "q", zero, len)? {
+        py.detach(|| {
+            // SAFETY: as in `embed`: a fresh, aligned buffer of `len` i64 only we can reach.
+            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut i64, len) };
+            embed_kernel::embed_counts_into(&texts, dim, out);
+        });
+        return Ok(array);
+    }
     let counts = py.detach(|| embed_kernel::embed_counts(&texts, dim));
     new_array(py, "q", &counts)
 }
@@ -282,6 +340,7 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bootstrap_mean_diff, m)?)?;
     m.add_function(wrap_pyfunction!(sign_flip_means, m)?)?;
     m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
+    m.add_class::<NgramIndex>()?;
     Ok(())
 }
 
@@ -374,7 +433,7 @@ fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
 /// `array('q')`.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (indptr, indices, values, n_features, groups, reward, n_perm = None, seed = None),
+#[pyo3(signature = (indptr, indices, values, n_features, groups, reward, n_perm = default_int(0), seed = default_int(0)),
        text_signature = "(indptr, indices, values, n_features, groups, reward, n_perm=0, seed=0)")]
 fn within_group_scan<'py>(
     py: Python<'py>,
@@ -384,8 +443,8 @@ fn within_group_scan<'py>(
     n_features: &Bound<'py, PyAny>,
     groups: &Bound<'py, PyAny>,
     reward: &Bound<'py, PyAny>,
-    n_perm: Option<&Bound<'py, PyAny>>,
-    seed: Option<&Bound<'py, PyAny>>,
+    n_perm: Py<PyAny>,
+    seed: Py<PyAny>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let features_ok = !n_features.is_instance_of::<PyBool>()
         && n_features.is_instance_of::<PyInt>()
@@ -412,14 +471,8 @@ fn within_group_scan<'py>(
         reward: &reward,
     };
     crate::scan::check_input(&input)?;
-    let n_perm = match n_perm {
-        Some(obj) => count_arg(obj)?,
-        None => 0,
-    };
-    let seed = match seed {
-        Some(obj) => seed_arg(obj, "seed")?,
-        None => 0,
-    };
+    let n_perm = count_arg(n_perm.bind(py))?;
+    let seed = seed_arg(seed.bind(py), "seed")?;
     let (rho, floor, support) =
         py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed))?;
     Ok((
@@ -427,4 +480,165 @@ fn within_group_scan<'py>(
         new_array(py, "d", &floor)?,
         new_array(py, "q", &support)?,
     ))
+}
+
+/// A default argument value as a Python object, so an explicit `None` is still checked (and
+/// refused) exactly like the pure backend refuses it.
+fn default_int(value: i64) -> Py<PyAny> {
+    Python::attach(|py| value.into_pyobject(py).map(|v| v.into_any().unbind()))
+        .unwrap_or_else(|never| match never {})
+}
+
+fn default_empty_tuple() -> Py<PyAny> {
+    Python::attach(|py| pyo3::types::PyTuple::empty(py).into_any().unbind())
+}
+
+/// `n` for the n-gram index: an int >= 1 (astronomically large values behave as "no n-grams").
+fn ngram_n_arg(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    require_int(obj, "n")?;
+    if obj.lt(1)? {
+        return Err(PyValueError::new_err(format!(
+            "n must be at least 1, got {}",
+            formatted(obj)?
+        )));
+    }
+    Ok(obj.extract::<usize>().unwrap_or(usize::MAX))
+}
+
+/// The bytes of an index state (`bytes`, `bytearray` or `memoryview`).
+fn state_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    let py = data.py();
+    let builtins = py.import("builtins")?;
+    let accepted = (
+        builtins.getattr("bytes")?,
+        builtins.getattr("bytearray")?,
+        builtins.getattr("memoryview")?,
+    );
+    if !data.is_instance(accepted.into_pyobject(py)?.as_any())? {
+        return Err(PyTypeError::new_err(format!(
+            "index state must be bytes, got {}",
+            type_name(data)
+        )));
+    }
+    let raw = builtins.getattr("bytes")?.call1((data,))?;
+    Ok(raw.cast::<PyBytes>()?.as_bytes().to_vec())
+}
+
+/// Postings from token n-grams to eval-text ids, built once and reusable (picklable).
+#[pyclass(module = "whileai._native", name = "NgramIndex")]
+struct NgramIndex {
+    inner: crate::ngram::NgramIndex,
+}
+
+#[pymethods]
+impl NgramIndex {
+    #[new]
+    #[pyo3(signature = (texts = default_empty_tuple(), n = default_int(8)), text_signature = "(texts=(), n=8)")]
+    fn py_new(py: Python<'_>, texts: Py<PyAny>, n: Py<PyAny>) -> PyResult<Self> {
+        let texts = texts_arg(texts.bind(py))?;
+        let n = ngram_n_arg(n.bind(py))?;
+        let inner = py.detach(|| crate::ngram::NgramIndex::new(&texts, n))?;
+        Ok(NgramIndex { inner })
+    }
+
+    /// The n-gram length in tokens.
+    #[getter]
+    fn n(&self) -> usize {
+        self.inner.n()
+    }
+
+    /// How many eval texts the index was built from (ids are 0..size-1).
+    #[getter]
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.size()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NgramIndex(size={}, n={}, grams={})",
+            self.inner.size(),
+            self.inner.n(),
+            self.inner.grams()
+        )
+    }
+
+    /// Per text, the lowest eval id with the same normalised text, else -1.
+    fn exact<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let texts = texts_arg(texts)?;
+        let ids = py.detach(|| self.inner.exact(&texts));
+        new_array(py, "q", &ids)
+    }
+
+    /// Per text: best eval id (-1 if none), covered tokens, total tokens, a shared n-gram.
+    #[allow(clippy::type_complexity)]
+    fn scan<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyList>,
+    )> {
+        let texts = texts_arg(texts)?;
+        let hits = py.detach(|| self.inner.scan(&texts));
+        let best: Vec<i64> = hits.iter().map(|h| h.best).collect();
+        let covered: Vec<i64> = hits.iter().map(|h| h.covered).collect();
+        let total: Vec<i64> = hits.iter().map(|h| h.total).collect();
+        let shared = PyList::empty(py);
+        for hit in &hits {
+            shared.append(PyList::new(py, &hit.shared)?)?;
+        }
+        Ok((
+            new_array(py, "q", &best)?,
+            new_array(py, "q", &covered)?,
+            new_array(py, "q", &total)?,
+            shared,
+        ))
+    }
+
+    /// Serialise the index (little-endian u64 arrays behind a fixed header).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes())
+    }
+
+    /// Rebuild an index from `to_bytes()` output.
+    #[classmethod]
+    fn from_bytes(
+        _cls: &Bound<'_, pyo3::types::PyType>,
+        data: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let raw = state_bytes(data)?;
+        Ok(NgramIndex {
+            inner: crate::ngram::NgramIndex::from_bytes(&raw)?,
+        })
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
+    }
+
+    fn __setstate__(&mut self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let raw = state_bytes(data)?;
+        self.inner = crate::ngram::NgramIndex::from_bytes(&raw)?;
+        Ok(())
+    }
+
+    /// Pickle as `NgramIndex.from_bytes(state)`.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let rebuild = slf.get_type().getattr("from_bytes")?;
+        Ok((rebuild, (slf.borrow().to_bytes(py),)))
+    }
 }

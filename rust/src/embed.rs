@@ -28,11 +28,21 @@ pub fn check_dim(dim: i64) -> Result<usize, CoreError> {
 #[inline]
 fn count_row(text: &str, num_hash: u64, row: &mut [i64]) {
     let dim = row.len() as u64;
+    if dim.is_power_of_two() {
+        // `h % dim` as a mask: the same bucket, without a 64-bit division per feature.
+        count_row_by(text, num_hash, row, |h| (h & (dim - 1)) as usize);
+    } else {
+        count_row_by(text, num_hash, row, |h| (h % dim) as usize);
+    }
+}
+
+#[inline(always)]
+fn count_row_by<B: Fn(u64) -> usize>(text: &str, num_hash: u64, row: &mut [i64], bucket: B) {
     let mut previous: Option<u64> = None;
     for_each_token_hash(text, num_hash, |h| {
-        row[(h % dim) as usize] += 1;
+        row[bucket(h)] += 1;
         if let Some(p) = previous {
-            row[(pair64(p, h) % dim) as usize] += 1;
+            row[bucket(pair64(p, h))] += 1;
         }
         previous = Some(h);
     });
@@ -54,17 +64,29 @@ fn normalise_row(counts: &[i64], out: &mut [f64]) {
 
 /// The integer bucket counts of every text, row-major (`texts.len() * dim`).
 pub fn embed_counts<S: AsRef<str> + Sync>(texts: &[S], dim: usize) -> Vec<i64> {
-    let num_hash = hash64(NUM_TOKEN.as_bytes());
     let mut counts = vec![0i64; texts.len() * dim];
-    if dim == 0 {
-        return counts;
-    }
+    embed_counts_into(texts, dim, &mut counts);
     counts
-        .par_chunks_mut(dim)
+}
+
+/// Write the bucket counts of `texts` into `out` (`texts.len() * dim` values, row-major).
+pub fn embed_counts_into<S: AsRef<str> + Sync>(texts: &[S], dim: usize, out: &mut [i64]) {
+    assert_eq!(
+        out.len(),
+        texts.len() * dim,
+        "embed_counts_into: output has the wrong length"
+    );
+    if dim == 0 {
+        return;
+    }
+    let num_hash = hash64(NUM_TOKEN.as_bytes());
+    out.par_chunks_mut(dim)
         .zip(texts.par_iter())
         .with_min_len(MIN_ROWS_PER_TASK)
-        .for_each(|(row, text)| count_row(text.as_ref(), num_hash, row));
-    counts
+        .for_each(|(row, text)| {
+            row.fill(0);
+            count_row(text.as_ref(), num_hash, row);
+        });
 }
 
 /// The L2-normalised float64 embeddings of every text, row-major (`texts.len() * dim`).

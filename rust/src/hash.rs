@@ -23,6 +23,30 @@ pub fn hash64(data: &[u8]) -> u64 {
     mix64(h)
 }
 
+/// `hash64` of the lowercase of `data`, where `data` holds only ASCII letters and digits:
+/// setting the 0x20 bit of every byte lowercases letters and leaves digits as they are, so no
+/// lowercase copy is needed.
+#[inline]
+pub fn hash64_ascii_lower(data: &[u8]) -> u64 {
+    const LOWER_BITS: u64 = 0x2020_2020_2020_2020;
+    debug_assert!(data.iter().all(u8::is_ascii_alphanumeric));
+    let mut h = HASH_SEED ^ (data.len() as u64).wrapping_mul(GOLDEN);
+    let mut chunks = data.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        h = mix64(h ^ (u64::from_le_bytes(word) | LOWER_BITS));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut word = [0u8; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        let mask = u64::MAX >> (8 * (8 - rest.len()));
+        h = mix64(h ^ (u64::from_le_bytes(word) | (LOWER_BITS & mask)));
+    }
+    mix64(h)
+}
+
 /// The hash of the bigram `a b` from the two token hashes.
 #[inline]
 pub fn pair64(a: u64, b: u64) -> u64 {
@@ -38,6 +62,26 @@ mod tests {
         assert_ne!(hash64(b""), hash64(b" "));
         assert_ne!(hash64(b"a"), hash64(b"a\0"));
         assert_eq!(hash64(b"order"), hash64(b"order"));
+    }
+
+    #[test]
+    fn ascii_lower_hash_equals_hash_of_lowercase() {
+        for word in [
+            "",
+            "a",
+            "Z",
+            "AbC123",
+            "ABCDEFGH",
+            "ABCDEFGHI",
+            "0123456789abcdefXYZ",
+        ] {
+            let lowered = word.to_ascii_lowercase();
+            assert_eq!(
+                hash64_ascii_lower(word.as_bytes()),
+                hash64(lowered.as_bytes()),
+                "{word}"
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@ pub mod bootstrap;
 pub mod embed;
 pub mod error;
 pub mod hash;
+pub mod ngram;
 pub mod rng;
 pub mod scan;
 pub mod tokenize;

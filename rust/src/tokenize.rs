@@ -4,7 +4,7 @@
 //! point: a token is a maximal run of word code points, or a single code point of an unspaced
 //! script. Everything else only separates tokens. ASCII takes a table-free fast path.
 
-use crate::hash::hash64;
+use crate::hash::{hash64, hash64_ascii_lower};
 use crate::unicode_data::{DIGIT, LOWER, RANGES, UNSPACED, WORD};
 
 /// The token that stands for any all-digit token when `numbers` is on.
@@ -55,56 +55,178 @@ pub fn class(cp: u32) -> u8 {
     }
 }
 
-/// Call `emit(token, all_digits)` for every token of `text`, in order. The token is lowercase
-/// UTF-8 in a buffer that is reused between calls.
+/// ASCII byte classes: 0 separates, `WORD` for letters, `DIGIT` for 0-9.
+static ASCII_CLASS: [u8; 128] = {
+    let mut table = [OTHER; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_digit() {
+            DIGIT
+        } else if c.is_ascii_alphabetic() {
+            WORD
+        } else {
+            OTHER
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Lowercases an ASCII letter or digit: digits already have the 0x20 bit set.
+const ASCII_LOWER_BIT: u8 = 0x20;
+
+/// One token, as handed to a visitor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token<'a> {
+    /// ASCII letters and digits straight from the text, not yet lowercased: the lowercase
+    /// bytes are `b | 0x20` (see [`crate::hash::hash64_ascii_lower`]).
+    Ascii(&'a [u8]),
+    /// Lowercase UTF-8 bytes (any script).
+    Lowered(&'a [u8]),
+}
+
+/// Decode the UTF-8 scalar starting at `bytes[i]` (a non-ASCII lead byte of valid UTF-8);
+/// return it and its length in bytes.
 #[inline]
-pub fn for_each_token<F: FnMut(&str, bool)>(text: &str, mut emit: F) {
-    let mut buf = String::with_capacity(32);
-    let mut digits = true;
-    if text.is_ascii() {
-        for &b in text.as_bytes() {
-            if b.is_ascii_alphanumeric() {
-                digits &= b.is_ascii_digit();
-                buf.push(b.to_ascii_lowercase() as char);
-            } else if !buf.is_empty() {
-                emit(&buf, digits);
-                buf.clear();
-                digits = true;
-            }
-        }
+fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
+    let b0 = u32::from(bytes[i]);
+    if b0 < 0xE0 {
+        (((b0 & 0x1F) << 6) | (u32::from(bytes[i + 1]) & 0x3F), 2)
+    } else if b0 < 0xF0 {
+        let cp = ((b0 & 0x0F) << 12)
+            | ((u32::from(bytes[i + 1]) & 0x3F) << 6)
+            | (u32::from(bytes[i + 2]) & 0x3F);
+        (cp, 3)
     } else {
-        for ch in text.chars() {
-            let cp = lower(ch as u32);
-            match class(cp) {
-                OTHER => {
-                    if !buf.is_empty() {
-                        emit(&buf, digits);
-                        buf.clear();
-                        digits = true;
-                    }
-                }
-                UNSPACED => {
-                    if !buf.is_empty() {
-                        emit(&buf, digits);
-                        buf.clear();
-                        digits = true;
-                    }
-                    // Lowered code points are valid scalar values: the table maps scalars.
-                    let c = char::from_u32(cp).unwrap_or(ch);
-                    let mut one = [0u8; 4];
-                    emit(c.encode_utf8(&mut one), false);
-                }
-                cls => {
-                    debug_assert!(cls == WORD || cls == DIGIT);
-                    digits &= cls == DIGIT;
-                    buf.push(char::from_u32(cp).unwrap_or(ch));
-                }
+        let cp = ((b0 & 0x07) << 18)
+            | ((u32::from(bytes[i + 1]) & 0x3F) << 12)
+            | ((u32::from(bytes[i + 2]) & 0x3F) << 6)
+            | (u32::from(bytes[i + 3]) & 0x3F);
+        (cp, 4)
+    }
+}
+
+/// The UTF-8 encoding of the scalar `cp` (every code point in the tables is a scalar value).
+#[inline]
+fn encode(cp: u32, tmp: &mut [u8; 4]) -> &[u8] {
+    let c = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
+    c.encode_utf8(tmp).as_bytes()
+}
+
+/// The general path, from byte `i` of `bytes` with the token so far in `buf` (lowercase):
+/// code point by code point until the token ends and the next byte is ASCII, when the fast
+/// path can take over again. Returns the position reached.
+#[inline(never)]
+fn slow_path<F: FnMut(Token<'_>, bool)>(
+    bytes: &[u8],
+    mut i: usize,
+    buf: &mut Vec<u8>,
+    mut digits: bool,
+    emit: &mut F,
+) -> usize {
+    let mut tmp = [0u8; 4];
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (cp, len, cls) = if b < 0x80 {
+            (u32::from(b | ASCII_LOWER_BIT), 1, ASCII_CLASS[b as usize])
+        } else {
+            let (cp, len) = decode(bytes, i);
+            let cp = lower(cp);
+            (cp, len, class(cp))
+        };
+        if cls == WORD || cls == DIGIT {
+            digits &= cls == DIGIT;
+            if len == 1 {
+                buf.push(cp as u8);
+            } else {
+                buf.extend_from_slice(encode(cp, &mut tmp));
             }
+            i += len;
+            continue;
+        }
+        // A separator or an unspaced code point ends the token.
+        if !buf.is_empty() {
+            emit(Token::Lowered(buf), digits);
+            buf.clear();
+            digits = true;
+        }
+        i += len;
+        if cls == UNSPACED {
+            emit(Token::Lowered(encode(cp, &mut tmp)), false);
+        }
+        if i < bytes.len() && bytes[i] < 0x80 {
+            return i;
         }
     }
     if !buf.is_empty() {
-        emit(&buf, digits);
+        emit(Token::Lowered(buf), digits);
+        buf.clear();
     }
+    i
+}
+
+/// Call `emit(token, all_digits)` for every token of `text`, in order. Runs of ASCII letters
+/// and digits are handed over as slices of the text, without copying; anything else goes
+/// through the Unicode tables.
+#[inline]
+pub fn for_each_raw_token<F: FnMut(Token<'_>, bool)>(text: &str, mut emit: F) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let b = bytes[i];
+        if b >= 0x80 {
+            i = slow_path(bytes, i, &mut buf, true, &mut emit);
+            continue;
+        }
+        if ASCII_CLASS[b as usize] == OTHER {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = true;
+        while i < n && bytes[i] < 0x80 {
+            let cls = ASCII_CLASS[bytes[i] as usize];
+            if cls == OTHER {
+                break;
+            }
+            digits &= cls == DIGIT;
+            i += 1;
+        }
+        if i < n && bytes[i] >= 0x80 {
+            // The word may go on in another script: continue it on the general path.
+            buf.clear();
+            buf.extend(bytes[start..i].iter().map(|&c| c | ASCII_LOWER_BIT));
+            i = slow_path(bytes, i, &mut buf, digits, &mut emit);
+        } else {
+            emit(Token::Ascii(&bytes[start..i]), digits);
+        }
+    }
+}
+
+/// Call `emit(token, all_digits)` for every token of `text` as lowercase UTF-8 bytes.
+#[inline]
+pub fn for_each_token_bytes<F: FnMut(&[u8], bool)>(text: &str, mut emit: F) {
+    let mut lowered: Vec<u8> = Vec::new();
+    for_each_raw_token(text, |token, all_digits| match token {
+        Token::Lowered(bytes) => emit(bytes, all_digits),
+        Token::Ascii(raw) => {
+            lowered.clear();
+            lowered.extend(raw.iter().map(|&c| c | ASCII_LOWER_BIT));
+            emit(&lowered, all_digits);
+        }
+    });
+}
+
+/// Call `emit(token, all_digits)` for every token of `text` as a `&str`.
+#[inline]
+pub fn for_each_token<F: FnMut(&str, bool)>(text: &str, mut emit: F) {
+    for_each_token_bytes(text, |token, all_digits| {
+        // Tokens are whole UTF-8 encoded scalars, so this never fails.
+        emit(std::str::from_utf8(token).unwrap_or_default(), all_digits)
+    });
 }
 
 /// The tokens of `text`; with `numbers`, an all-digit token becomes `<num>`.
@@ -121,14 +243,17 @@ pub fn tokenize(text: &str, numbers: bool) -> Vec<String> {
 }
 
 /// Call `emit(hash)` with the `hash64` of every token of `text` in the embedder's view
-/// (`numbers` on), without allocating the tokens.
+/// (all-digit tokens are `<num>`, whose hash is `num_hash`), without copying ASCII tokens.
 #[inline]
 pub fn for_each_token_hash<F: FnMut(u64)>(text: &str, num_hash: u64, mut emit: F) {
-    for_each_token(text, |token, all_digits| {
+    for_each_raw_token(text, |token, all_digits| {
         emit(if all_digits {
             num_hash
         } else {
-            hash64(token.as_bytes())
+            match token {
+                Token::Ascii(raw) => hash64_ascii_lower(raw),
+                Token::Lowered(bytes) => hash64(bytes),
+            }
         })
     });
 }
@@ -172,6 +297,33 @@ mod tests {
     #[test]
     fn non_ascii_digits_are_numbers() {
         assert_eq!(tokenize("٣٤ x", true), ["<num>", "x"]);
+    }
+
+    #[test]
+    fn words_switching_script_mid_token_stay_one_token() {
+        assert_eq!(
+            toks("CAFÉ café Zürich ÀB1 a注b"),
+            ["café", "café", "zürich", "àb1", "a", "注", "b"]
+        );
+        assert_eq!(toks("abc\u{212A}def x"), ["abckdef", "x"]);
+        assert_eq!(tokenize("12٣ 1x٣", true), ["<num>", "1x٣"]);
+        assert_eq!(toks("é,a"), ["é", "a"]);
+    }
+
+    #[test]
+    fn hashes_of_raw_ascii_tokens_equal_hashes_of_lowered_tokens() {
+        for text in [
+            "Hello WORLD 12345678 ABCDEFGHIJ x",
+            "Mixed ÀB1 Ünïcode 注文 1٣",
+        ] {
+            let mut a = Vec::new();
+            for_each_token_hash(text, 7, |h| a.push(h));
+            let mut b = Vec::new();
+            for_each_token(text, |t, d| {
+                b.push(if d { 7 } else { hash64(t.as_bytes()) })
+            });
+            assert_eq!(a, b, "{text}");
+        }
     }
 
     #[test]

@@ -1,0 +1,331 @@
+//! The n-gram index of an eval set (docs/kernels.md, "N-grams"): build once, scan many texts.
+//!
+//! Token hashes are `hash64` of the shared tokenizer's tokens; an n-gram's hash folds them left
+//! to right with `pair64`. Postings map each n-gram hash to the ascending ids of the eval texts
+//! holding it; `exact` maps the hash of a text's normalised form (tokens joined by one space) to
+//! the lowest id with that form. Scans are independent per text and run in parallel.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use rayon::prelude::*;
+
+use crate::error::CoreError;
+use crate::hash::{hash64, pair64};
+use crate::rng::GOLDEN;
+use crate::tokenize::tokenize;
+
+const MAGIC: &[u8; 8] = b"WNGRAM01";
+const HEADER_LEN: usize = 48;
+const MIN_TEXTS_PER_TASK: usize = 16;
+
+/// A hasher for keys that are already 64-bit hashes or small ids: one multiply, no random seed.
+#[derive(Default, Clone, Copy)]
+pub struct MulHasher(u64);
+
+impl Hasher for MulHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(GOLDEN);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x.wrapping_mul(GOLDEN);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<MulHasher>>;
+
+/// Check `n`: at least 1.
+pub fn check_n(n: usize) -> Result<usize, CoreError> {
+    if n == 0 {
+        return Err(CoreError::Value("n must be at least 1, got 0".into()));
+    }
+    Ok(n)
+}
+
+/// The hash of every n-gram of `hashes` (`pair64` folded left to right), in position order.
+pub fn gram_hashes(hashes: &[u64], n: usize) -> Vec<u64> {
+    if n == 0 || hashes.len() < n {
+        return Vec::new();
+    }
+    (0..=hashes.len() - n)
+        .map(|start| {
+            hashes[start + 1..start + n]
+                .iter()
+                .fold(hashes[start], |h, &t| pair64(h, t))
+        })
+        .collect()
+}
+
+/// The normalised-form hash of a token list: `hash64` of the tokens joined by one space.
+fn normalised_hash(tokens: &[String]) -> u64 {
+    hash64(tokens.join(" ").as_bytes())
+}
+
+/// One scanned text: best eval id (-1 for none), covered and total tokens, a shared n-gram.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanHit {
+    pub best: i64,
+    pub covered: i64,
+    pub total: i64,
+    pub shared: Vec<String>,
+}
+
+/// Postings from token n-grams to eval-text ids.
+#[derive(Debug, Clone, Default)]
+pub struct NgramIndex {
+    n: usize,
+    size: usize,
+    exact: FastMap<u64, u64>,
+    postings: FastMap<u64, Vec<u64>>,
+}
+
+impl NgramIndex {
+    /// Build the index of `texts` with n-grams of `n` tokens.
+    pub fn new<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Result<Self, CoreError> {
+        let n = check_n(n)?;
+        let per_text: Vec<Option<(u64, Vec<u64>)>> = texts
+            .par_iter()
+            .with_min_len(MIN_TEXTS_PER_TASK)
+            .map(|text| {
+                let tokens = tokenize(text.as_ref(), false);
+                if tokens.is_empty() {
+                    return None;
+                }
+                let hashes: Vec<u64> = tokens.iter().map(|t| hash64(t.as_bytes())).collect();
+                Some((normalised_hash(&tokens), gram_hashes(&hashes, n)))
+            })
+            .collect();
+        let mut index = NgramIndex {
+            n,
+            size: texts.len(),
+            ..Default::default()
+        };
+        for (eval_id, item) in per_text.into_iter().enumerate() {
+            let Some((exact, grams)) = item else { continue };
+            let eval_id = eval_id as u64;
+            index.exact.entry(exact).or_insert(eval_id);
+            for h in grams {
+                let ids = index.postings.entry(h).or_default();
+                if ids.last() != Some(&eval_id) {
+                    ids.push(eval_id);
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    /// The n-gram length in tokens.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// How many eval texts the index was built from.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// How many distinct n-grams are indexed.
+    pub fn grams(&self) -> usize {
+        self.postings.len()
+    }
+
+    /// Per text, the lowest eval id with the same normalised text, else -1.
+    pub fn exact<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<i64> {
+        texts
+            .par_iter()
+            .with_min_len(MIN_TEXTS_PER_TASK)
+            .map(|text| {
+                let tokens = tokenize(text.as_ref(), false);
+                if tokens.is_empty() {
+                    return -1;
+                }
+                self.exact
+                    .get(&normalised_hash(&tokens))
+                    .map_or(-1, |&id| id as i64)
+            })
+            .collect()
+    }
+
+    /// Scan every text against the index (see [`ScanHit`]).
+    pub fn scan<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<ScanHit> {
+        texts
+            .par_iter()
+            .with_min_len(MIN_TEXTS_PER_TASK)
+            .map(|text| self.scan_one(text.as_ref()))
+            .collect()
+    }
+
+    fn scan_one(&self, text: &str) -> ScanHit {
+        let n = self.n;
+        let tokens = tokenize(text, false);
+        let total = tokens.len();
+        // Per eval id: (covered tokens, end of the merged windows, first shared position).
+        let mut hits: FastMap<u64, (usize, usize, usize)> = FastMap::default();
+        if total >= n {
+            let hashes: Vec<u64> = tokens.iter().map(|t| hash64(t.as_bytes())).collect();
+            for (pos, h) in gram_hashes(&hashes, n).into_iter().enumerate() {
+                let Some(ids) = self.postings.get(&h) else {
+                    continue;
+                };
+                let stop = pos + n;
+                for &eval_id in ids {
+                    let entry = hits.entry(eval_id).or_insert((0, 0, pos));
+                    if stop > entry.1 {
+                        entry.0 += stop - pos.max(entry.1);
+                    }
+                    entry.1 = entry.1.max(stop);
+                }
+            }
+        }
+        // Most covered tokens; ties to the lowest id (independent of map order).
+        let best = hits
+            .iter()
+            .map(|(&id, &(covered, _, first))| (covered, std::cmp::Reverse(id), first))
+            .max();
+        match best {
+            Some((covered, std::cmp::Reverse(id), first)) => ScanHit {
+                best: id as i64,
+                covered: covered as i64,
+                total: total as i64,
+                shared: tokens[first..first + n].to_vec(),
+            },
+            None => ScanHit {
+                best: -1,
+                covered: 0,
+                total: total as i64,
+                shared: Vec::new(),
+            },
+        }
+    }
+
+    /// Serialise (little-endian u64 arrays behind a fixed header; docs/kernels.md).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut exact: Vec<(u64, u64)> = self.exact.iter().map(|(&h, &id)| (h, id)).collect();
+        exact.sort_unstable();
+        let mut grams: Vec<u64> = self.postings.keys().copied().collect();
+        grams.sort_unstable();
+        let n_ids: usize = self.postings.values().map(Vec::len).sum();
+        let words = 5 + 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
+        let mut out = Vec::with_capacity(8 + 8 * words);
+        out.extend_from_slice(MAGIC);
+        let mut put = |x: u64| out.extend_from_slice(&x.to_le_bytes());
+        for x in [
+            self.n as u64,
+            self.size as u64,
+            exact.len() as u64,
+            grams.len() as u64,
+            n_ids as u64,
+        ] {
+            put(x);
+        }
+        exact.iter().for_each(|&(h, _)| put(h));
+        exact.iter().for_each(|&(_, id)| put(id));
+        grams.iter().for_each(|&h| put(h));
+        let mut offset = 0u64;
+        put(0);
+        for h in &grams {
+            offset += self.postings[h].len() as u64;
+            put(offset);
+        }
+        for h in &grams {
+            self.postings[h].iter().for_each(|&id| put(id));
+        }
+        out
+    }
+
+    /// Rebuild an index from [`NgramIndex::to_bytes`] output.
+    pub fn from_bytes(data: &[u8]) -> Result<Self, CoreError> {
+        if data.len() < HEADER_LEN || &data[..8] != MAGIC {
+            return Err(CoreError::Value(
+                "not an NgramIndex state (bad header): rebuild with NgramIndex(texts)".into(),
+            ));
+        }
+        if (data.len() - HEADER_LEN) % 8 != 0 {
+            // What `array("Q").frombytes` says in the pure backend.
+            return Err(CoreError::Value(
+                "bytes length not a multiple of item size".into(),
+            ));
+        }
+        let word = |k: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&data[8 + 8 * k..16 + 8 * k]);
+            u64::from_le_bytes(b)
+        };
+        let (n, size, n_exact, n_grams, n_ids) = (word(0), word(1), word(2), word(3), word(4));
+        let corrupt =
+            || CoreError::Value("NgramIndex state is truncated or corrupt; rebuild it".into());
+        let body = (data.len() - HEADER_LEN) / 8;
+        let expected = (|| {
+            2u64.checked_mul(n_exact)?
+                .checked_add(n_grams)?
+                .checked_add(n_grams.checked_add(1)?)?
+                .checked_add(n_ids)
+        })();
+        if expected != Some(body as u64) || n == 0 {
+            return Err(corrupt());
+        }
+        let arr: Vec<u64> = (0..body).map(|k| word(5 + k)).collect();
+        let (n_exact, n_grams) = (n_exact as usize, n_grams as usize);
+        let (hashes, rest) = arr.split_at(n_exact);
+        let (ids, rest) = rest.split_at(n_exact);
+        let (grams, rest) = rest.split_at(n_grams);
+        let (offsets, postings) = rest.split_at(n_grams + 1);
+        let mut index = NgramIndex {
+            n: usize::try_from(n).map_err(|_| corrupt())?,
+            size: usize::try_from(size).map_err(|_| corrupt())?,
+            ..Default::default()
+        };
+        index.exact = hashes.iter().copied().zip(ids.iter().copied()).collect();
+        for (k, &h) in grams.iter().enumerate() {
+            let (lo, hi) = (offsets[k] as usize, offsets[k + 1] as usize);
+            if lo > hi || hi > postings.len() {
+                return Err(corrupt());
+            }
+            index.postings.insert(h, postings[lo..hi].to_vec());
+        }
+        Ok(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docstring_example() {
+        let index = NgramIndex::new(&["where is my order 4412 it was due yesterday"], 3).unwrap();
+        let hits = index.scan(&["hi, where is my order 4412?", "refund please"]);
+        assert_eq!(hits[0].best, 0);
+        assert_eq!(hits[0].covered, 5);
+        assert_eq!(hits[0].total, 6);
+        assert_eq!(hits[0].shared, ["where", "is", "my"]);
+        assert_eq!(hits[1].best, -1);
+        assert_eq!(
+            index.exact(&["Where is my ORDER 4412: it was due yesterday!"]),
+            vec![0]
+        );
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let index = NgramIndex::new(&["a b c d", "b c d e", "", "a b c d"], 2).unwrap();
+        let again = NgramIndex::from_bytes(&index.to_bytes()).unwrap();
+        assert_eq!(again.to_bytes(), index.to_bytes());
+        assert_eq!(again.scan(&["x b c d"]), index.scan(&["x b c d"]));
+        assert!(NgramIndex::from_bytes(b"nonsense").is_err());
+        let bytes = index.to_bytes();
+        assert!(NgramIndex::from_bytes(&bytes[..bytes.len() - 8]).is_err());
+    }
+
+    #[test]
+    fn ties_go_to_the_lowest_id() {
+        let index = NgramIndex::new(&["x y z", "a b c", "a b c"], 2).unwrap();
+        assert_eq!(index.scan(&["a b c"])[0].best, 1);
+        assert_eq!(index.exact(&["A B C", "q"]), vec![1, -1]);
+    }
+}
