@@ -142,6 +142,18 @@ def test_conversation_splits_turns_by_the_turn_key() -> None:
     assert roles == ["user", "assistant", "tool", "assistant", "tool"]
 
 
+def test_conversation_starts_a_turn_at_each_model_calls_fields_when_there_is_no_turn_key() -> None:
+    row = {"prompt": "p", "steps": [
+        {"tool": "a", "input_tokens": 10, "result": 1}, {"tool": "b", "result": 2},
+        {"tool": "c", "output_tokens": 5, "result": 3},
+    ]}
+    calls = [[c["function"]["name"] for c in m["tool_calls"]]
+             for m in zps.conversation(row) if "tool_calls" in m]
+    assert calls == [["a", "b"], ["c"]]
+    with_turns = {"prompt": "p", "steps": [{**s, "turn": 0} for s in row["steps"]]}
+    assert [len(m["tool_calls"]) for m in zps.conversation(with_turns) if "tool_calls" in m] == [3]
+
+
 def test_conversation_adds_the_system_prompt_and_does_not_repeat_the_final_text() -> None:
     row = {"prompt": "hi", "steps": [{"role": "assistant", "content": "bye"}], "final_text": "bye"}
     assert zps.conversation(row, system_prompt="S") == [
@@ -199,7 +211,19 @@ def test_check_rows_counts_invalid_rows_per_field_and_versions() -> None:
 
 
 def test_cli_rows_check_and_export(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    from whileai.cli import main
+    import argparse
+
+    from whileai import cli
+    from whileai.commands import rows as rows_command
+
+    assert "rows" in cli.COMMAND_MODULES
+    parser = argparse.ArgumentParser(prog="whileai")
+    rows_command.register(parser.add_subparsers(dest="command"))
+
+    def main(argv: list[str]) -> int:
+        args = parser.parse_args(argv)
+        code: int = args.func(args)
+        return code
 
     source = tmp_path / "in.jsonl"
     zps.write_jsonl(source, [{"prompt": "a", "privileged": {"reference": "x"}}])

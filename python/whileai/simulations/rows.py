@@ -31,6 +31,7 @@ __all__ = [
 # reference and rubric) and the in-memory embedding.
 DROPPED_KEYS = frozenset({"privileged", "vector"})
 _CHAT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+_MODEL_CALL_KEYS = ("input_tokens", "output_tokens", "logprob", "n_tokens")
 
 
 def _scrub_text(text: str) -> str:
@@ -115,8 +116,10 @@ def conversation(row: Mapping[str, Any], system_prompt: str | None = None) -> li
     """Rebuild OpenAI-style chat messages from ``prompt``, ``steps`` and ``final_text``.
 
     Consecutive tool steps of one agent turn become one assistant message with several
-    ``tool_calls`` (a step's ``turn`` key, when present, splits turns), each answered by a
-    ``tool`` message. An assistant text step right before them becomes that message's content.
+    ``tool_calls``, each answered by a ``tool`` message. A tool step starts a new turn when its
+    ``turn`` key differs from the previous step's or, for steps without ``turn``, when it carries
+    a model call's fields (``input_tokens``, ``output_tokens``, ``logprob``, ``n_tokens``).
+    An assistant text step right before the calls becomes that message's content.
     Call ids come from ``call_id``, else ``call_<n>`` (n counts the row's tool steps from 0).
     ``final_text`` closes the chat unless the last assistant message already says it.
 
@@ -141,7 +144,10 @@ def conversation(row: Mapping[str, Any], system_prompt: str | None = None) -> li
             raise RowError(f"steps[{index}]: expected an object (dict), got {type(step).__name__}")
         if "tool" in step:
             turn_key = step.get("turn")
-            same_turn = bool(open_turn) and (turn_key is None or turn_key == last_turn_key)
+            if "turn" in step:
+                same_turn = bool(open_turn) and turn_key == last_turn_key
+            else:  # a step that carries a model call's fields is the first call of a new reply
+                same_turn = bool(open_turn) and not any(k in step for k in _MODEL_CALL_KEYS)
             if not same_turn:
                 messages.extend(pending_results)
                 pending_results = []
