@@ -202,8 +202,8 @@ def judge_row(
     if extra.get("failure_class") is not None:
         out["failure_class"] = extra.pop("failure_class")
     judge_reason = extra.pop("reason", None)
-    if judge_reason is not None and status == "ok":
-        reason = str(judge_reason)
+    if judge_reason is not None:
+        reason = str(judge_reason) if status == "ok" else f"{reason}: {judge_reason}"
     meta.update({key: value for key, value in extra.items() if key not in _CORE_KEYS})
     out["reward"] = reward
     out["reason"] = reason

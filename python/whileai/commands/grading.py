@@ -1,0 +1,115 @@
+"""``whileai grade`` (a verifier or your judge over a JSONL file) and ``whileai report``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from whileai.errors import ConfigError, JudgeError
+
+VERIFIERS = {
+    "exact": "ExactMatch",
+    "includes": "Includes",
+    "numeric": "Numeric",
+    "math": "MathEqual",
+    "choice": "MultipleChoice",
+    "json": "JSONValid",
+    "code": "CodeExec",
+}
+
+
+def register(sub: Any) -> None:
+    """Add ``grade`` and ``report`` to the CLI."""
+    grade = sub.add_parser("grade", help="grade rows with a built-in verifier or your judge")
+    grade.add_argument("rows", help="JSONL rows to grade")
+    how = grade.add_mutually_exclusive_group(required=True)
+    how.add_argument("--verifier", choices=sorted(VERIFIERS), help="a built-in verifier")
+    how.add_argument("--judge", metavar="MODULE:ATTR", help="your judge callable, importable")
+    grade.add_argument("--field", help="where the gold answer is (key or dotted path)")
+    grade.add_argument("--scale", help="a rating judge's range, e.g. 1,5")
+    grade.add_argument("--timeout", type=float, default=120.0, help="seconds per row")
+    grade.add_argument("--workers", type=int, default=1, help="rows judged at once")
+    grade.add_argument("-o", "--output", help="graded JSONL (default: <rows>.graded.jsonl)")
+    grade.set_defaults(func=run_grade)
+    report = sub.add_parser("report", help="pass@1/pass^k/pass@k with intervals, judge statuses")
+    report.add_argument("rows", help="graded JSONL rows")
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    report.set_defaults(func=run_report)
+
+
+def _load_judge(spec: str) -> Any:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"--judge must be module:attr (e.g. my_judges:strict), got {spec!r}")
+    sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise JudgeError(f"--judge {spec}: cannot import {module_name!r} ({exc})") from None
+    finally:
+        sys.path.pop(0)
+    judge = getattr(module, attr, None)
+    if judge is None or not callable(judge):
+        raise JudgeError(f"--judge {spec}: {module_name} has no callable {attr!r}")
+    return judge
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    """Grade a JSONL file; write the graded rows; print the summary and pass@k."""
+    from whileai.simulations import verify
+    from whileai.simulations.io import load_rows
+    from whileai.simulations.score.judging import run_judge
+
+    if args.verifier:
+        judge = getattr(verify, VERIFIERS[args.verifier])(field=args.field)
+    else:
+        judge = _load_judge(args.judge)
+    scale = None
+    if args.scale:
+        try:
+            lo, hi = (float(x) for x in args.scale.split(","))
+        except ValueError:
+            raise ConfigError(f"--scale must be two numbers like 1,5, got {args.scale!r}") from None
+        scale = (lo, hi)
+    rows = load_rows(args.rows)
+    scored = run_judge(
+        rows, judge, scale=scale, timeout=args.timeout or None, workers=args.workers
+    )
+    output = Path(args.output) if args.output else Path(args.rows).with_suffix(".graded.jsonl")
+    scored.save(output)
+    print(scored.summary())
+    print(scored.pass_at)
+    print(f"wrote {len(scored.rows)} rows to {output}")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Print pass@k with intervals and the judge status counts of a graded JSONL file."""
+    from whileai.simulations.io import load_rows
+    from whileai.simulations.score.passat import pass_at
+    from whileai.simulations.score.scored import status_counts
+
+    rows = list(load_rows(args.rows))
+    result = pass_at(rows, seed=args.seed)
+    statuses = status_counts(rows)
+    if args.json:
+        print(json.dumps({"pass_at": result.to_dict(), "judge_status": statuses}, indent=2))
+        return 0
+    print(result)
+
+    def ci(x: Any) -> str:
+        return "n/a" if x is None else f"[{x[0]:.2f}, {x[1]:.2f}]"
+
+    print(f"  pass@1 95% CI {ci(result.ci95)}")
+    if result.pass_at_k is not None:
+        print(f"  pass^{result.k} 95% CI {ci(result.pass_pow_k_ci95)}")
+        print(f"  pass@{result.k} 95% CI {ci(result.pass_at_k_ci95)}")
+    print("  judge status: " + ", ".join(f"{k} {v}" for k, v in statuses.items() if v))
+    for note in result.notes:
+        print(f"  note: {note}")
+    return 0
