@@ -128,3 +128,50 @@ def test_grade_the_run_with_a_model_judge() -> None:
     assert report["graded"] == 4
     assert all(r["reward"] == 1.0 for r in data.trajectories)
     assert all(r["judge_meta"]["version"].startswith("judge@") for r in data.trajectories)
+
+
+def test_32_in_flight_lose_and_duplicate_no_row() -> None:
+    with serve(Backend()) as server:
+        data = zps.simulate(agent=f"vllm:policy-m@{server.url}", tools=TOOLS,
+                            system_prompt=POLICY, simulator=False, mode="rl", budget=64,
+                            progress=False, advanced={"concurrency": 32})
+        agent_calls = [b for b in server.chat_bodies() if b["model"] == "policy-m"]
+    rows = data.trajectories
+    assert len(rows) == 64
+    keys = {(r["scenario_id"], r["rollout_index"]) for r in rows}
+    assert len(keys) == 64
+    # every model call is accounted for by exactly one row: no retried or lost rollouts
+    expected = sum(1 + sum(1 for s in r["steps"] if "tool" in s or s.get("role") == "assistant")
+                   for r in rows)
+    assert len(agent_calls) == expected
+
+
+def test_spent_quota_stops_every_rollout_fast() -> None:
+    quota = Answer({"error": {"code": "insufficient_quota", "message": "quota"}}, status=429)
+    with serve([quota]) as server:
+        data = zps.simulate(agent=f"vllm:policy-m@{server.url}", tools=TOOLS,
+                            system_prompt=POLICY, simulator=False, budget=4, progress=False,
+                            advanced={"concurrency": 4})
+        calls = len(server.chat_bodies())
+    assert data.trajectories == []
+    assert "quota" in str(data.search.get("first_agent_error", "")).lower()
+    assert calls <= 4  # the first quota error stops the client; no retry storm
+
+
+def test_cli_grade_and_logprobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from whileai.cli import main
+
+    src, out = tmp_path / "rows.jsonl", tmp_path / "graded.jsonl"
+    rows = [{"prompt": "p1", "final_text": "a", "steps": [], "model_version": "m",
+             "logprob": -2.0, "n_tokens": 2}]
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    verdict = completion('{"reward": 0, "reason": "no lookup"}', model="judge")
+    with serve([verdict]) as server:
+        assert main(["models", "grade", str(src), "--judge", f"vllm:judge@{server.url}",
+                     "--rubric", "Look it up.", "--output", str(out)]) == 0
+    graded = [json.loads(line) for line in out.read_text().splitlines()]
+    assert graded[0]["reward"] == 0.0
+    assert '"graded": 1' in capsys.readouterr().out
+    assert main(["models", "logprobs", str(out), "--base-model", "m"]) == 0
+    assert "logprobs on 1/1 rows" in capsys.readouterr().out
+    assert main(["models", "grade", str(src), "--output", str(out)]) == 2  # no judge configured

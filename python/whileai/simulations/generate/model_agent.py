@@ -140,7 +140,9 @@ class ModelAgent:
         self.execute = execute
 
     def close(self) -> None:
-        """Close the HTTP sessions."""
+        """Stop calls still waiting to retry (rollouts abandoned after ``stop_grace``) and
+        close the HTTP sessions."""
+        self.client.stop()
         self.client.close()
 
     def stop(self) -> None:

@@ -1,0 +1,88 @@
+"""``whileai models check|grade|logprobs``: the model backends from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add the model-backend subcommands to the CLI."""
+    models = sub.add_parser("models", help="model backends: check a spec, LLM-grade a file, "
+                                           "logprob reports")
+    actions = models.add_subparsers(dest="models_command", metavar="ACTION", required=True)
+    check = actions.add_parser("check", help="send one chat request and print what came back")
+    check.add_argument("spec", nargs="?", default=None,
+                       help="backend spec (default: WHILEAI_AGENT / whileai.configure)")
+    check.add_argument("--role", default="agent", choices=("agent", "simulator", "judge"))
+    check.set_defaults(func=run_check)
+
+    grade = actions.add_parser("grade", help="grade a JSONL file of rows with an LLM judge")
+    grade.add_argument("path", help="rows to grade (.jsonl)")
+    grade.add_argument("--judge", default=None, help="judge spec (default: WHILEAI_JUDGE)")
+    grade.add_argument("--rubric", default=None, help="rubric text or a rubric.md path")
+    grade.add_argument("--use-privileged", action="store_true",
+                       help="let the judge read the rows' privileged block")
+    grade.add_argument("--output", required=True, help="where to write the graded rows")
+    grade.add_argument("--workers", type=int, default=8, help="rows graded at once (8)")
+    grade.set_defaults(func=run_grade)
+
+    lp = actions.add_parser("logprobs", help="logprob coverage, KL and staleness of a file")
+    lp.add_argument("path", help="rows (.jsonl)")
+    lp.add_argument("--ref", default="ref_logprob", help="row key of the reference logprob")
+    lp.add_argument("--base-model", default=None, help="the current policy, for staleness")
+    lp.set_defaults(func=run_logprobs)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Resolve the spec, send "Say OK.", print the model, reply and usage."""
+    from whileai.errors import ConfigError
+    from whileai.simulations.generate.backends import ChatClient, resolve_spec
+
+    spec = resolve_spec(args.role, args.spec)
+    if spec is None:
+        raise ConfigError(f"no {args.role} model: pass a spec or set WHILEAI_{args.role.upper()}")
+    with ChatClient(spec, role=args.role) as client:
+        reply = client.chat([{"role": "user", "content": "Say OK."}], max_tokens=16)
+    print(f"{args.role}: {spec.label} at {spec.base_url}")
+    print(f"model: {reply.model or client.model_name()}  finish: {reply.finish_reason}  "
+          f"usage: {reply.input_tokens}/{reply.output_tokens}")
+    print(f"reply: {reply.content[:200]!r}")
+    return 0
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    """Grade ``path`` and write the graded rows to ``--output``; print the report."""
+    from whileai.simulations.io import load_rows, write_jsonl
+    from whileai.simulations.score.llm_judge import grade
+
+    rows = list(load_rows(args.path))
+    report = grade(rows, judge=args.judge, rubric=args.rubric,
+                   use_privileged=args.use_privileged, workers=args.workers)
+    write_jsonl(args.output, rows)
+    print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2))
+    return 0
+
+
+def run_logprobs(args: argparse.Namespace) -> int:
+    """Print the logprob report, the sampled KL and the staleness report."""
+    from whileai.simulations.io import load_rows
+    from whileai.simulations.train.logprobs import (
+        format_logprob_report,
+        logprob_report,
+        mean_kl,
+        staleness_report,
+    )
+
+    rows = list(load_rows(args.path))
+    print(format_logprob_report(logprob_report(rows)))
+    kl = mean_kl(rows, ref=args.ref)
+    print(f"mean_kl ({args.ref}): {kl['mean_kl']} over {kl['rows']} rows, {kl['skipped']} "
+          "skipped")
+    stale = staleness_report(rows, base_model=args.base_model)
+    print(f"versions: {stale['versions']}  stale: {stale['stale']} "
+          f"(usable {stale['stale_usable']})")
+    for warning in stale["warnings"]:
+        print(f"  ! {warning}")
+    return 0
