@@ -273,3 +273,17 @@ def test_the_json_schema_and_row_problems_agree_on_broken_fields(
     row[key] = value
     valid_by_schema = jsonschema.Draft202012Validator(zps.row_schema()).is_valid(row)
     assert valid_by_schema == (zps.row_problems(row) == []), zps.row_problems(row)
+
+
+@pytest.mark.parametrize("module", ["schema", "rows", "io", "_checks"])
+def test_docstring_examples_of_the_row_modules_hold(
+    module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import doctest
+    import importlib
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # io examples write temp files
+    result = doctest.testmod(importlib.import_module(f"whileai.simulations.{module}"))
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -129,7 +129,7 @@ class JsonlReader:
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "mixed.jsonl")
-    >>> _ = open(path, "w").write('{"prompt": "a"}\\nnot json\\n[1]\\n')
+    >>> _ = Path(path).write_text('{"prompt": "a"}\\nnot json\\n[1]\\n')
     >>> reader = read_jsonl(path, strict=False)
     >>> [row["prompt"] for row in reader], reader.skipped
     (['a'], 2)
@@ -193,7 +193,7 @@ def read_jsonl(path: PathLike, *, strict: bool = True) -> JsonlReader:
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "bad.jsonl")
-    >>> _ = open(path, "w").write('{"prompt": "a"}\\n{oops\\n')
+    >>> _ = Path(path).write_text('{"prompt": "a"}\\n{oops\\n')
     >>> list(read_jsonl(path))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
