@@ -124,7 +124,8 @@ class ChatServer:
                 return
 
         self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
+                                        daemon=True)
 
     @classmethod
     def scripted(cls, answers: Sequence[Answer | dict[str, Any]]) -> ChatServer:

@@ -182,6 +182,8 @@ def test_logprobs_are_recorded_per_turn_and_totalled(mode: bool | str) -> None:
     assert (step["logprob"], step["n_tokens"]) == (-0.75, 2)
     assert (row["logprob"], row["n_tokens"]) == (-2.5, 5)
     assert ("tokens" in step) == (mode == "tokens")
+    if mode == "tokens":
+        assert [t["logprob"] for t in row["logprob_tokens"]] == [-0.5, -0.25, -1.0, -0.5, -0.25]
 
 
 def test_user_turns_come_from_the_writer_and_respect_the_cap() -> None:

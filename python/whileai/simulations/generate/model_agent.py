@@ -7,7 +7,9 @@ in all, drawn from ``user``); the rollout ends on a final reply or at the turn c
 
 The result is the rollout part of a row (docs/rows.md): ``prompt``, ``steps``, ``final_text``,
 ``usage``, ``model_version``, ``sampling``, ``truncated``, ``finish_reason`` and, with
-``logprobs``, ``logprob`` / ``n_tokens``. The engine adds the task fields.
+``logprobs``, ``logprob`` / ``n_tokens`` (``logprobs="tokens"`` also keeps each turn's
+``tokens`` on its step and all of them as ``logprob_tokens``). The engine adds the task fields.
+The final reply's call has no step of its own: its usage and logprob count in the row totals.
 """
 
 from __future__ import annotations
@@ -214,6 +216,7 @@ class ModelAgent:
         steps: list[dict[str, Any]] = []
         totals = {"input_tokens": 0, "output_tokens": 0, "logprob": 0.0, "n_tokens": 0}
         seen = {"usage": False, "logprob": False}
+        all_tokens: list[dict[str, Any]] = []
         user_turns, calls, invalid = 1, 0, 0
         final_text, finish_reason, truncated, model = "", None, False, None
         extra = {"seed": seed} if s.send_seed else None
@@ -233,6 +236,8 @@ class ModelAgent:
                 if key in fields:
                     totals[key] += fields[key]
                     seen["usage"] = True
+            if "tokens" in fields:
+                all_tokens.extend(fields["tokens"])
             if "logprob" in fields:
                 totals["logprob"] += fields["logprob"]
                 totals["n_tokens"] += fields["n_tokens"] or 0
@@ -291,6 +296,8 @@ class ModelAgent:
         if seen["logprob"]:
             row["logprob"] = totals["logprob"]
             row["n_tokens"] = totals["n_tokens"]
+            if s.logprobs == "tokens":
+                row["logprob_tokens"] = all_tokens
         return row
 
 
