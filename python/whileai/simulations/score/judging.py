@@ -40,7 +40,9 @@ grades held-out rollouts; ``evaluate(...).failed_traces()`` aims the next ``simu
 from __future__ import annotations
 
 import math
+import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -138,6 +140,28 @@ def _interpret(
     return "ok", number, extra, ""
 
 
+def _progress(total: int, *, enabled: bool) -> Callable[[int], None]:
+    """A callback drawing ``grade: done/total rate ETA`` on stderr (TTY only, 5 times a second)."""
+    stream = sys.stderr
+    if not enabled or total < 20 or not stream.isatty():
+        return lambda done: None
+    start = time.monotonic()
+    last = [0.0]
+
+    def show(done: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < 0.2:
+            return
+        last[0] = now
+        rate = done / max(now - start, 1e-9)
+        eta = f"{(total - done) / rate:.0f}s" if rate > 0 else "?"
+        end = "\n" if done >= total else ""
+        stream.write(f"\rgrade: {done}/{total} rows  {rate:.1f}/s  ETA {eta} {end}")
+        stream.flush()
+
+    return show
+
+
 def _check_scale(scale: Any) -> tuple[float, float] | None:
     if scale is None:
         return None
@@ -227,6 +251,7 @@ def run_judge(
     timeout: float | None = DEFAULT_TIMEOUT,
     workers: int = 1,
     source: str = "grade",
+    progress: bool = True,
 ) -> ScoredData:
     """Grade rows with any judge callable; return a ``ScoredData`` of graded copies.
 
@@ -237,6 +262,7 @@ def run_judge(
         scale: ``(lo, hi)`` for a rating judge; the rating is kept, reward mapped to [0, 1].
         timeout: seconds per row (``None`` waits forever); a late judge is ``timeout``.
         workers: rows judged at once (threads), for slow judges such as HTTP calls.
+        progress: one progress line on stderr when it is a terminal (``False`` silences it).
 
     Raises:
         JudgeError: ``judge`` is not callable.
@@ -260,11 +286,17 @@ def run_judge(
             row, judge, name=label, version=version, scale=scale, timeout=timeout, source=source
         )
 
+    show = _progress(len(row_list), enabled=progress)
+    graded = []
     if workers == 1 or len(row_list) < 2:
-        graded = [one(row) for row in row_list]
+        for row in row_list:
+            graded.append(one(row))
+            show(len(graded))
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            graded = list(pool.map(one, row_list))
+            for done in pool.map(one, row_list):
+                graded.append(done)
+                show(len(graded))
     return ScoredData(rows=graded, judge_name=label, version=version, source=source)
 
 
@@ -283,7 +315,7 @@ def evaluate(
     >>> evaluate([{"prompt": "p"}], lambda r: 0, model="m1").rows[0]["lineage"]["source"]
     'eval'
     """
-    allowed = {"name", "version", "scale", "timeout", "workers"}
+    allowed = {"name", "version", "scale", "timeout", "workers", "progress"}
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         raise TypeError(
