@@ -169,3 +169,15 @@ def test_write_rubrics_then_rubric_judge_gives_markers_per_criterion() -> None:
     assert first["markers"] == {"rubric:calls_get_order_with_4412": 1.0,
                                 "rubric:states_the_shipping_status": 0.0}
     assert scored.rows[1]["judge_status"] == "missing_reward"  # no rubric was written for it
+
+
+def test_refused_key_stops_grading_at_once_and_leaves_rows_alone() -> None:
+    from whileai.errors import AuthError
+
+    rows = [*_rows(), *_rows(), *_rows()]
+    with serve([Answer({"error": "invalid key"}, status=401)]) as server:
+        with pytest.raises(AuthError, match="refused the credentials"):
+            grade(rows, judge=f"vllm:j@{server.url}", rubric="x", workers=1, policy=FAST)
+        calls = len(server.chat_bodies())
+    assert calls == 1
+    assert all("reward" not in r for r in rows)

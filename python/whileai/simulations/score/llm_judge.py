@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from whileai.errors import ConfigError, JudgeError
+from whileai.errors import AuthError, ConfigError, JudgeError, QuotaError
 from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.reply import strip_reasoning
 
@@ -145,6 +145,7 @@ class LLMJudge:
         self.model = client.spec.label
         self.name = f"llm:{self.model}"
         self.version = f"{self.model}@{self.prompt_hash}"
+        self.fatal: Exception | None = None
 
     def close(self) -> None:
         """Close the HTTP sessions."""
@@ -167,8 +168,13 @@ class LLMJudge:
         """Grade one row; raise :class:`JudgeError` when the model never gives a verdict."""
         why = ""
         for _ in range(self.attempts):
-            reply = self.client.chat(self.messages(row), max_tokens=self.max_tokens,
-                                     temperature=self.temperature)
+            try:
+                reply = self.client.chat(self.messages(row), max_tokens=self.max_tokens,
+                                         temperature=self.temperature)
+            except (AuthError, QuotaError) as exc:  # stop every other row at once
+                self.fatal = self.fatal or exc
+                self.client.stop()
+                raise
             try:
                 reward, reason = parse_verdict(reply.content)
             except ValueError as exc:
@@ -205,6 +211,8 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
 
     Raises:
         ConfigError: no judge model is configured (the message names ``WHILEAI_JUDGE``).
+        AuthError, QuotaError: the judge endpoint refused the key or is out of quota; the
+            rows are left as they were.
         TypeError: an unknown keyword (valid ones listed).
     """
     from whileai.simulations.generate.backends.resolve import resolve_judge
@@ -236,6 +244,8 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
     finally:
         if llm is not judge:
             llm.close()
+    if llm.fatal is not None:  # a refused key or a spent quota: nothing was written
+        raise llm.fatal
     for row, graded in zip(row_list, scored.rows, strict=True):
         row.clear()
         row.update(graded)
