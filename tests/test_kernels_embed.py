@@ -78,6 +78,8 @@ def test_texts_may_be_any_iterable_of_str(backend: ModuleType) -> None:
         (["ok"], -7, ValueError, "dim must be at least 1, got -7"),
         (["ok"], float("nan"), TypeError, "dim must be an int, got float"),
         (["ok"], True, TypeError, "dim must be an int, got bool"),
+        (["ok"], None, TypeError, "dim must be an int, got NoneType"),
+        ([], None, TypeError, "dim must be an int, got NoneType"),
         ([1], 0, TypeError, "texts[0] must be str, got int"),
     ],
 )

@@ -4,6 +4,8 @@
 //! point: a token is a maximal run of word code points, or a single code point of an unspaced
 //! script. Everything else only separates tokens. ASCII takes a table-free fast path.
 
+use std::sync::OnceLock;
+
 use crate::hash::{hash64, hash64_ascii_lower};
 use crate::unicode_data::{DIGIT, LOWER, RANGES, UNSPACED, WORD};
 
@@ -53,6 +55,82 @@ pub fn class(cp: u32) -> u8 {
     } else {
         OTHER
     }
+}
+
+/// Code points below this have their lowercase and class in one dense table.
+const SMALL_LIMIT: u32 = 0x800;
+/// Block summary value: the block mixes classes, so search the ranges.
+const MIXED: u8 = 0x7F;
+/// Block summary bit: some code point of the block has a lowercase mapping.
+const HAS_LOWER: u8 = 0x80;
+
+/// Lookup tables derived once from the generated ones: a dense table below U+0800 (Latin,
+/// Greek, Cyrillic, Armenian, Hebrew, Arabic) and a summary per 256-code-point block, so most
+/// code points need no binary search. Results are those of [`lower`] and [`class`].
+struct Tables {
+    /// For `cp < SMALL_LIMIT`: `lower(cp) | class(lower(cp)) << 24`.
+    small: Vec<u32>,
+    /// For every block `cp >> 8`: `HAS_LOWER` bit, plus the class shared by the whole block
+    /// or `MIXED`.
+    blocks: Vec<u8>,
+}
+
+impl Tables {
+    fn build() -> Tables {
+        let small = (0..SMALL_LIMIT)
+            .map(|cp| {
+                let lo = lower(cp);
+                lo | (u32::from(class(lo)) << 24)
+            })
+            .collect();
+        let mut blocks = vec![0u8; 0x1100];
+        for (block, summary) in blocks.iter_mut().enumerate() {
+            let first = (block as u32) << 8;
+            let cls = class(first);
+            let uniform = (first..first + 256).all(|cp| class(cp) == cls);
+            *summary = if uniform { cls } else { MIXED };
+        }
+        for &(from, _) in LOWER {
+            blocks[(from >> 8) as usize] |= HAS_LOWER;
+        }
+        Tables { small, blocks }
+    }
+
+    #[inline]
+    fn class_of(&self, cp: u32) -> u8 {
+        if cp < SMALL_LIMIT {
+            return (self.small[cp as usize] >> 24) as u8;
+        }
+        match self.blocks.get((cp >> 8) as usize) {
+            Some(&b) if b & !HAS_LOWER != MIXED => b & !HAS_LOWER,
+            _ => class(cp),
+        }
+    }
+
+    /// `(lower(cp), class(lower(cp)))`.
+    #[inline]
+    fn lookup(&self, cp: u32) -> (u32, u8) {
+        if cp < SMALL_LIMIT {
+            let e = self.small[cp as usize];
+            return (e & 0x00FF_FFFF, (e >> 24) as u8);
+        }
+        let summary = self
+            .blocks
+            .get((cp >> 8) as usize)
+            .copied()
+            .unwrap_or(MIXED);
+        let lo = if summary & HAS_LOWER != 0 {
+            lower(cp)
+        } else {
+            cp
+        };
+        (lo, self.class_of(lo))
+    }
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(Tables::build)
 }
 
 /// ASCII byte classes: 0 separates, `WORD` for letters, `DIGIT` for 0-9.
@@ -126,14 +204,15 @@ fn slow_path<F: FnMut(Token<'_>, bool)>(
     emit: &mut F,
 ) -> usize {
     let mut tmp = [0u8; 4];
+    let tables = tables();
     while i < bytes.len() {
         let b = bytes[i];
         let (cp, len, cls) = if b < 0x80 {
             (u32::from(b | ASCII_LOWER_BIT), 1, ASCII_CLASS[b as usize])
         } else {
             let (cp, len) = decode(bytes, i);
-            let cp = lower(cp);
-            (cp, len, class(cp))
+            let (cp, cls) = tables.lookup(cp);
+            (cp, len, cls)
         };
         if cls == WORD || cls == DIGIT {
             digits &= cls == DIGIT;
@@ -323,6 +402,15 @@ mod tests {
                 b.push(if d { 7 } else { hash64(t.as_bytes()) })
             });
             assert_eq!(a, b, "{text}");
+        }
+    }
+
+    #[test]
+    fn fast_tables_agree_with_the_searches_on_every_code_point() {
+        let t = tables();
+        for cp in 0..0x11_0000u32 {
+            let lo = lower(cp);
+            assert_eq!(t.lookup(cp), (lo, class(lo)), "U+{cp:04X}");
         }
     }
 
