@@ -1,0 +1,26 @@
+"""The docstring examples of the clean/select modules run as tests."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "whileai._pure.ngram",
+    "whileai._pure.scan",
+    *(f"whileai.simulations.score.{name}" for name in (
+        "decontam", "decontam_index", "leakage", "hack_features", "hack_matrix", "hack_scan",
+        "hack_report", "hygiene", "style", "trace_flags", "grounding", "leak", "markers",
+        "select", "pairs", "gate", "holdout",
+    )),
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
