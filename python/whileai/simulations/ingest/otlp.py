@@ -142,7 +142,8 @@ def _decode_attributes(raw: Any, tally: Counter[str] | None) -> dict[str, Any]:
             tally["unknown_values"] += 1
         return out
     for item in items:
-        if not isinstance(item, Mapping) or not isinstance(item.get("key"), str):
+        if (not isinstance(item, Mapping) or not isinstance(item.get("key"), str)
+                or "value" not in item):
             if tally is not None:
                 tally["unknown_values"] += 1
             continue
@@ -210,7 +211,11 @@ def _from_dict(raw: Mapping[str, Any], tally: Counter[str], index: int) -> Span:
     assert isinstance(status, Mapping)
     code = status.get("code", status.get("status_code"))
     events = []
-    for e in raw.get("events") or []:
+    raw_events = raw.get("events") or []
+    if not isinstance(raw_events, list):
+        tally["unknown_values"] += 1
+        raw_events = []
+    for e in raw_events:
         if not isinstance(e, Mapping):
             tally["unknown_values"] += 1
             continue
@@ -240,7 +245,8 @@ def _raw_spans(source: Any) -> Iterable[Any]:
     """Flatten exports (``resourceSpans``), lists of exports and lists of spans."""
     if isinstance(source, Mapping):
         if "resourceSpans" in source or "resource_spans" in source:
-            for resource in source.get("resourceSpans") or source.get("resource_spans") or []:
+            resources = source.get("resourceSpans") or source.get("resource_spans") or []
+            for resource in resources if isinstance(resources, list) else [resources]:
                 if not isinstance(resource, Mapping):
                     yield resource
                     continue
