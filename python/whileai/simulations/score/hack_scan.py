@@ -284,6 +284,7 @@ def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bo
     else:
         best = endorsed_above[0]["name"] if endorsed_above else None
         instead = f" more than {best}" if best else " and nothing endorsed clears the floor"
+        verb = "learn" if top["rho"] > 0 else "learn to avoid"
         warnings.append(
-            f"reward_hack: the policy would learn {top['name']} (rho {top['rho']:+.2f}){instead}"
+            f"reward_hack: the policy would {verb} {top['name']} (rho {top['rho']:+.2f}){instead}"
         )
