@@ -211,3 +211,13 @@ def test_bare_url_asks_the_server_for_its_model() -> None:
         client.chat([{"role": "user", "content": "y"}])
     assert [b["model"] for b in server.chat_bodies()] == ["served-model", "served-model"]
     assert server.paths.count("/v1/models") == 1
+
+
+def test_timeout_and_retries_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WHILEAI_MODEL_TIMEOUT", "7.5")
+    monkeypatch.setenv("WHILEAI_MODEL_RETRIES", "1")
+    with ChatClient(local_model("http://127.0.0.1:9/v1", model="m")) as client:
+        assert (client.policy.timeout, client.policy.max_retries) == (7.5, 1)
+    monkeypatch.setenv("WHILEAI_MODEL_RETRIES", "many")
+    with pytest.raises(ConfigError, match="WHILEAI_MODEL_RETRIES"):
+        RetryPolicy.from_settings()

@@ -29,6 +29,7 @@ from typing import Any
 
 import requests
 
+from whileai.config import setting
 from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
 from whileai.simulations.generate.backends.reply import Reply, parse_reply
 from whileai.simulations.generate.backends.spec import ModelSpec
@@ -56,6 +57,27 @@ class RetryPolicy:
     max_retry_after: float = 60.0
     min_max_tokens: int = 16
     default_max_tokens: int = 1024
+
+    @classmethod
+    def from_settings(cls) -> RetryPolicy:
+        """Defaults, with ``WHILEAI_MODEL_TIMEOUT`` (seconds per call) and
+        ``WHILEAI_MODEL_RETRIES`` applied when set.
+
+        Raises:
+            ConfigError: a setting is not a number.
+        """
+        values: dict[str, Any] = {}
+        for name, field, kind in (("MODEL_TIMEOUT", "timeout", float),
+                                  ("MODEL_RETRIES", "max_retries", int)):
+            raw = setting(name)
+            if raw is None:
+                continue
+            try:
+                values[field] = kind(raw)
+            except ValueError:
+                raise ConfigError(f"WHILEAI_{name}={raw!r} is not a number; "
+                                  f"set it to a {kind.__name__} or unset it") from None
+        return cls(**values)
 
 
 class ModelQuotaError(QuotaError):
@@ -115,7 +137,7 @@ class ChatClient:
     ) -> None:
         self.spec = spec
         self.role = role
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or RetryPolicy.from_settings()
         self._stop = stop or threading.Event()
         self._local = threading.local()
         self._lock = threading.Lock()
