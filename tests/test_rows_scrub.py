@@ -237,3 +237,44 @@ def test_cli_rows_check_and_export(tmp_path: Any, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "1 invalid" in out
     assert "in.jsonl:2: not valid JSON" in out
+
+
+step_strategy = st.one_of(
+    st.fixed_dictionaries(
+        {"tool": st.sampled_from(["a", "b"])},
+        optional={"result": leaf, "call_id": st.sampled_from(["x", "y", "z"]),
+                  "turn": st.integers(0, 2), "input_tokens": st.integers(0, 9),
+                  "arguments": st.dictionaries(st.sampled_from(["k"]), leaf)},
+    ),
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]),
+                           "content": st.text(max_size=4)}),
+)
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(step_strategy, max_size=8), st.none() | st.text(max_size=4))
+def test_conversation_answers_every_call_right_after_its_assistant_message(
+    steps: list[dict[str, Any]], final: str | None
+) -> None:
+    row = {"prompt": "p", "steps": steps, "final_text": final}
+    messages = zps.conversation(row)
+    assert messages[0] == {"role": "user", "content": "p"}
+    n_tool_steps = sum("tool" in s for s in steps)
+    assert sum(m["role"] == "tool" for m in messages) == n_tool_steps
+    assert sum(len(m.get("tool_calls", [])) for m in messages) == n_tool_steps
+    i = 0
+    while i < len(messages):
+        calls = messages[i].get("tool_calls")
+        if calls:
+            answers = messages[i + 1 : i + 1 + len(calls)]
+            assert [a["role"] for a in answers] == ["tool"] * len(calls)
+            assert [a["tool_call_id"] for a in answers] == [c["id"] for c in calls]
+            for call in calls:
+                json.loads(call["function"]["arguments"])
+            i += 1 + len(calls)
+        else:
+            assert messages[i]["role"] != "tool", "a tool message must answer a call"
+            i += 1
+    if final:
+        assert messages[-1]["role"] == "assistant"
+        assert messages[-1]["content"] == final
