@@ -181,3 +181,15 @@ def test_doctests(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0
     assert result.attempted > 0
+
+
+def test_nested_inputs_and_outputs_from_other_stacks() -> None:
+    rows = zps.load_traces([
+        {"inputs": {"question": "cancel order 5"}, "outputs": {"answer": "Cancelled."}},
+        {"inputs": {"messages": [{"role": "user", "content": "hi"},
+                                 {"role": "assistant", "content": "hello"}]}},
+    ])
+    assert [(r["prompt"], r["final_text"]) for r in rows] == [
+        ("cancel order 5", "Cancelled."), ("hi", "hello")]
+    assert "inputs" not in rows[0]
+    assert rows[1]["messages"][0]["content"] == "hi"

@@ -305,3 +305,15 @@ def test_assistant_opening_is_kept_for_opening_share() -> None:
     assert row["final_text"] == "It shipped."
     assert row["messages"][0] == {"role": "assistant", "content": "Hi! I can help with orders."}
     assert zps.opening_share(zps.load_traces([row])) == 1.0
+
+
+def test_reward_from_an_evaluation_event() -> None:
+    span = {"traceId": "ee", "spanId": "1", "name": "chat", "attributes": {
+        "gen_ai.input.messages": [_parts_text("user", "refund 3")]},
+        "events": [{"name": "gen_ai.evaluation.result", "attributes": [
+            {"key": "gen_ai.evaluation.name", "value": {"stringValue": "task_success"}},
+            {"key": "gen_ai.evaluation.score.value", "value": {"doubleValue": 1.0}}]}]}
+    (row,) = zps.rows_from_otel([span], reward_keys=("gen_ai.evaluation.score.value",))
+    assert row["reward"] == 1.0
+    (plain,) = zps.rows_from_otel([span])
+    assert "reward" not in plain

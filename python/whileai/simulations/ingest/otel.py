@@ -204,9 +204,10 @@ def _tool_span(span: Span, state: _Transcript, tally: Counter[str]) -> None:
 def _reward(spans: Sequence[Span], keys: Sequence[str], tally: Counter[str]) -> float | None:
     found: Any = None
     for span in spans:
-        for key in keys:
-            if key in span.attributes:
-                found = span.attributes[key]
+        for attrs in (span.attributes, *(e.attributes for e in span.events)):
+            for key in keys:
+                if key in attrs:
+                    found = attrs[key]
     if found is None:
         return None
     try:
@@ -327,9 +328,10 @@ def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad
 def rows_from_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> list[dict[str, Any]]:
     """Conversations from an OTLP/JSON export (file, dict) or an iterable of spans, as rows.
 
-    ``reward_keys`` names the span attributes a 0..1 reward is read from (the last one set, in
-    time order, wins; a value outside 0..1 is not used and is counted). For the counts of spans
-    that could not be used, call :func:`read_otel`.
+    ``reward_keys`` names the span (or span event) attributes a 0..1 reward is read from (the
+    last one set, in time order, wins; a value outside 0..1 is not used and is counted), for
+    example ``("gen_ai.evaluation.score.value",)`` for evaluation events. For the counts of
+    spans that could not be used, call :func:`read_otel`.
 
     Raises:
         RowError: ``source`` is not a file, an export dict or an iterable of spans.

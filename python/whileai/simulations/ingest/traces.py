@@ -41,8 +41,11 @@ __all__ = [
 ]
 
 _STEP_ALIASES = ("steps", "tool_trace", "trace")
-_FINAL_ALIASES = ("final_text", "final", "output", "response")
-_ASK_ALIASES = ("prompt", "input", "question", "query", "instruction", "ask")
+_FINAL_ALIASES = ("final_text", "final", "output", "response", "outputs")
+_ASK_ALIASES = ("prompt", "input", "question", "query", "instruction", "ask", "inputs")
+# Inside a dict-valued ask or answer (``{"inputs": {"question": ...}}``), the keys looked at.
+_ASK_INNER = ("prompt", "input", "question", "query", "text", "content", "messages")
+_FINAL_INNER = ("content", "text", "output", "answer", "response", "final_text")
 _MAX_PROBLEMS = 5
 _TRUE = {"1", "1.0", "true", "pass", "passed", "yes"}
 _FALSE = {"0", "0.0", "false", "fail", "failed", "no"}
@@ -101,10 +104,15 @@ def _first_present(row: Mapping[str, Any], keys: Iterable[str]) -> tuple[str | N
     return None, None
 
 
-def _final_text(value: Any) -> str:
+def _inner(value: Any, keys: Iterable[str]) -> Any:
+    """The first usable entry of a dict-valued ask or answer (the value itself otherwise)."""
     if isinstance(value, Mapping):
-        return content_text(value.get("content", value.get("text")))
-    return content_text(value)
+        return next((value[k] for k in keys if value.get(k) not in (None, "")), None)
+    return value
+
+
+def _final_text(value: Any) -> str:
+    return content_text(_inner(value, _FINAL_INNER))
 
 
 def normalize_trace(row: Any) -> tuple[dict[str, Any] | None, str, StepCounts, bool]:
@@ -120,6 +128,7 @@ def normalize_trace(row: Any) -> tuple[dict[str, Any] | None, str, StepCounts, b
     out = dict(row)
     messages = out.get("messages")
     ask_key, ask = _first_present(out, _ASK_ALIASES)
+    ask = _inner(ask, _ASK_INNER)
     if isinstance(ask, list) and messages is None:  # chat list under `prompt` or `input`
         messages, ask = ask, None
         out.pop(str(ask_key))
