@@ -85,9 +85,9 @@ def draw_world(
                     records[twin] = {**record, param.name: twin, "duplicate_of": key}
     faults: list[dict[str, Any]] = []
     condition = cell.value("condition")
-    if condition in FAULT_KINDS and draw.uniform() < fault_rate:
-        tool_name = tools[0].name if tools else (spec.tools[0].name if spec.tools else "*")
-        faults.append({"tool": tool_name, "kind": condition, "call": 0})
+    # A fault needs a tool call to fire on: asks no tool covers get none.
+    if tools and condition in FAULT_KINDS and draw.uniform() < fault_rate:
+        faults.append({"tool": tools[0].name, "kind": condition, "call": 0})
     return TaskWorld(
         state={"records": records, "state": state, "target_tools": [t.name for t in tools],
                "slots": dict(slots)},

@@ -41,7 +41,8 @@ _NAMES = [
     ("reschedule_appointment", "Move an appointment.", {"appointment_id": "string",
                                                          "date": "string"}),
     ("send_invoice", "Email an invoice.", {"invoice_id": "string", "email": "string"}),
-    ("apply_coupon", "Apply a coupon to an order.", {"order_id": "string", "coupon_code": "string"}),
+    ("apply_coupon", "Apply a coupon to an order.",
+     {"order_id": "string", "coupon_code": "string"}),
     ("track_shipment", "Track a shipment.", {"tracking_number": "string"}),
 ]
 WIDE_TOOLS = [_tool(n, d, **p) for n, d, p in _NAMES]
