@@ -181,3 +181,20 @@ def test_refused_key_stops_grading_at_once_and_leaves_rows_alone() -> None:
         calls = len(server.chat_bodies())
     assert calls == 1
     assert all("reward" not in r for r in rows)
+
+
+def test_transcript_of_a_messages_only_row() -> None:
+    from whileai.simulations.score.llm_judge import render_transcript
+
+    row = {"messages": [
+        {"role": "system", "content": "secret policy"},
+        {"role": "user", "content": "where is 7?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "get_order", "arguments": '{"order_id": "7"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"status": "lost"}'},
+        {"role": "assistant", "content": "It is lost."}]}
+    text = render_transcript(row)
+    assert text.splitlines() == ["USER: where is 7?", 'TOOL CALL get_order({"order_id": "7"})',
+                                 'TOOL RESULT: {"status": "lost"}', "ASSISTANT: It is lost."]
+    assert "secret policy" not in text

@@ -53,6 +53,8 @@ def render_transcript(row: Mapping[str, Any]) -> str:
     >>> render_transcript({"prompt": "hi", "steps": [], "final_text": "hello"})
     'USER: hi\\nASSISTANT: hello'
     """
+    if not row.get("steps") and isinstance(row.get("messages"), list):
+        return _render_messages(row["messages"])
     lines = [f"USER: {row.get('prompt') or ''}"]
     for step in row.get("steps") or []:
         if not isinstance(step, Mapping):
@@ -66,6 +68,23 @@ def render_transcript(row: Mapping[str, Any]) -> str:
         elif step.get("role") == "assistant" and step.get("content"):
             lines.append(f"ASSISTANT: {step.get('content')}")
     lines.append(f"ASSISTANT: {row.get('final_text') or ''}")
+    return "\n".join(lines)
+
+
+def _render_messages(messages: list[Any]) -> str:
+    """Rows that carry only OpenAI ``messages`` (ingested traces)."""
+    lines = []
+    for m in messages:
+        if not isinstance(m, Mapping) or m.get("role") == "system":
+            continue
+        role = str(m.get("role"))
+        for call in m.get("tool_calls") or []:
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if isinstance(fn, Mapping):
+                lines.append(f"TOOL CALL {fn.get('name')}({fn.get('arguments')})")
+        if m.get("content"):
+            label = "TOOL RESULT" if role == "tool" else role.upper()
+            lines.append(f"{label}: {_text(m.get('content'))[:2000]}")
     return "\n".join(lines)
 
 

@@ -73,7 +73,7 @@ def reference_logprobs(
         data: a run (``.trajectories``), row dicts, or a JSONL path; rows are changed in place
             (for a path, the scored rows are returned under ``report["rows"]``).
         spec: the reference model's backend spec (``"vllm:<model>@<url>"``, ...).
-        system_prompt: the agent's system prompt (default: ``data.spec.policy`` when present).
+        system_prompt: the agent's system prompt (default: the run's ``system_prompt``).
 
     Returns:
         ``{"model", "scored", "skipped", "reasons"}``; rows without per-turn ``n_tokens`` or
@@ -89,7 +89,8 @@ def reference_logprobs(
         raise ConfigError("reference_logprobs needs the reference model's spec, for example "
                           "'vllm:Qwen/Qwen3-4B@http://127.0.0.1:8000/v1'")
     if system_prompt is None:
-        system_prompt = getattr(getattr(data, "spec", None), "policy", None) or None
+        system_prompt = (getattr(data, "system_prompt", None)
+                         or getattr(getattr(data, "spec", None), "policy", None) or None)
     rows = as_rows(data)
     reasons: dict[str, int] = {}
     scored = 0
