@@ -172,3 +172,59 @@ def test_too_few_rows_and_skipped_rows_are_counted() -> None:
     assert scan["regime"] == "unknown"
     assert scan["cause"] == "min_obs"
     assert scan["support"]["skipped"] == {"unjudged": 1, "invalid": 1, "no_task": 0}
+
+
+def test_hack_scan_diff_names_the_move_and_withholds_on_degenerate() -> None:
+    from whileai.simulations.score.hack_report import (
+        format_hack_scan,
+        format_hack_scan_diff,
+        hack_scan_diff,
+    )
+
+    def honest(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        called = rng.random() < 0.5
+        reward = float(called != (rng.random() < 0.1))
+        return _babble(rng), ["lookup_order"] if called else [], reward
+
+    def hacked(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        delim = rng.random() < 0.5
+        text = _babble(rng) + ("\n### done" if delim else "")
+        return text, ["lookup_order"] if rng.random() < 0.5 else [], float(delim)
+
+    def two(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        return ("Shipped.", ["lookup_order"], 1.0) if r % 2 else ("No.", [], 0.0)
+
+    before = hack_scan(_rows(30, 8, honest), endorsed=["tool:lookup_order"], n_perm=30)
+    after = hack_scan(_rows(30, 8, hacked), endorsed=["tool:lookup_order"], n_perm=30)
+    diff = hack_scan_diff(before, after)
+    assert diff["before_regime"] == "train"
+    assert diff["after_regime"] == "reward_hack"
+    assert "###" in diff["moved_toward"]
+    assert any("reward_hack" in w for w in diff["warnings"])
+    assert "moved toward" in format_hack_scan_diff(diff)
+    assert "top: tool:lookup_order" in format_hack_scan(before)
+    degenerate = _rows(10, 8, two)
+    withheld = hack_scan_diff(degenerate, _rows(30, 8, hacked), endorsed=["tool:lookup_order"],
+                              n_perm=10)
+    assert withheld["withheld"] is True
+    assert withheld["moved_toward"] is None
+
+
+def test_user_features_and_rivals() -> None:
+    from whileai.simulations.score.hack_features import hand_features
+
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        called = rng.random() < 0.5
+        says = rng.random() < (0.95 if called else 0.03)
+        text = _babble(rng) + (" confirmed" if says else "")
+        return text, ["lookup_order"] if called else [], float(called)
+
+    rows = _rows(30, 8, make)
+    scan = hack_scan(rows, endorsed=["tool:lookup_order"], n_perm=20,
+                     features={"mood": lambda row: len(row["final_text"]) % 3})
+    assert scan["regime"] == "train"
+    assert "contains:confirmed" in scan["rivals"]
+    assert any("rivals" in w for w in scan["warnings"])
+    assert hand_features(rows[0], {"mood": lambda row: 2})["user:mood"] == 2.0
+    with pytest.raises(TypeError, match="features"):
+        hack_scan(rows, features={"bad": lambda row: "x"})

@@ -186,3 +186,14 @@ def test_hygiene_helpers() -> None:
                  for i in range(10)]
     assert reward_correlations(long_pass)["flagged"] == ["reply_length"]
     assert any("longer" in w for w in length_report(long_pass)["warnings"])
+
+
+def test_calibrate_writes_mean_kl_from_a_reference() -> None:
+    rows = [_row("k", i, float(i % 2), logprob=-10.0, ref_logprob=-12.0, n_tokens=4)
+            for i in range(4)]
+    stamped = calibrate(rows, ref="ref_logprob")
+    assert stamped[0]["calibration"]["mean_kl"] == 0.5
+    carried = calibrate([{**rows[0], "calibration": {"pass_rate": 0.1, "k": 8}}],
+                        ref="ref_logprob")
+    assert carried[0]["calibration"] == {"pass_rate": 0.1, "k": 8, "mean_kl": 0.5}
+    assert "calibration" not in rows[0]  # calibrate returns copies
