@@ -175,3 +175,39 @@ def test_cli_grade_and_logprobs(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["models", "logprobs", str(out), "--base-model", "m"]) == 0
     assert "logprobs on 1/1 rows" in capsys.readouterr().out
     assert main(["models", "grade", str(src), "--output", str(out)]) == 2  # no judge configured
+
+
+def test_writer_quota_stops_the_run_naming_the_writer() -> None:
+    quota = Answer({"error": {"code": "insufficient_quota"}}, status=429)
+
+    def handler(path: str, body: dict[str, Any], i: int) -> Answer:
+        if "never the assistant" in body["messages"][0]["content"]:
+            return quota
+        return Backend()(path, body, i)
+
+    with serve(handler) as server:
+        try:
+            data = zps.simulate(agent=f"vllm:policy-m@{server.url}",
+                                simulator=f"vllm:writer@{server.url}", tools=TOOLS,
+                                system_prompt=POLICY, budget=4, progress=False)
+            reason = data.stopped_because  # mapped by the engine ...
+        except whileai.QuotaError as exc:  # ... or raised through it
+            reason = getattr(exc, "stopped_because", repr(exc))
+    assert reason == "writer_quota_exceeded"
+
+
+def test_refused_agent_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    with serve([Answer({"error": "bad key"}, status=401)]) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-bad")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        try:
+            data = zps.simulate(agent="openai:gpt-x", tools=TOOLS, system_prompt=POLICY,
+                                simulator=False, budget=4, progress=False,
+                                advanced={"concurrency": 2})
+            assert data.trajectories == []
+            message = str(data.search.get("first_agent_error"))
+        except whileai.AuthError as exc:
+            message = str(exc)
+        calls = len(server.chat_bodies())
+    assert "OPENAI_API_KEY" in message
+    assert calls <= 2  # the first refusal stops the client
