@@ -175,3 +175,15 @@ def test_opening_share() -> None:
     assert rows[0]["prompt"] == "refund please"
     assert zps.opening_share(rows) == 0.5
     assert zps.opening_share([]) == 0.0
+
+
+@pytest.mark.parametrize("kind", ["timeout", "permission_denied", "malformed", "stale",
+                                  "not_found"])
+def test_mock_world_fault_results_read_back_as_their_condition(kind: str) -> None:
+    from whileai.simulations.world.mock import fault_result
+
+    # a trace exported without the `fault` stamp: only the tool result says what went wrong
+    row = _trace("refund", fault_result(kind, "refund", {"status": "shipped"}))
+    assert zps.mine_traces([row])["faults"] == {kind: 1}
+    dims = zps.dimensions_from_traces([row], TOOLS)
+    assert dims["condition"][0] == kind

@@ -37,7 +37,8 @@ _ERROR_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("timeout", ("timeout", "timed out", "deadline exceeded", "504")),
     ("permission_denied", ("denied", "forbidden", "permission", "unauthori", "not allowed", "403",
                            "401")),
-    ("not_found", ("not found", "not_found", "no such", "does not exist", "404", "missing")),
+    ("not_found", ("not found", "not_found", "no such", "no matching", "does not exist", "404",
+                   "missing")),
     ("malformed", ("malformed", "junk", "garbled", "invalid json", "unparseable", "corrupt")),
     ("stale", ("stale", "outdated", "conflict", "409")),
 )
@@ -57,8 +58,14 @@ def classify_error(text: str) -> str:
     return "error"
 
 
+_FLAG_CHIPS = ("malformed", "stale")  # ``{"stale": true}``-style markers on an ok result
+
+
 def _error_text(result: Any) -> str | None:
     if isinstance(result, Mapping):
+        flagged = next((c for c in _FLAG_CHIPS if result.get(c) is True), None)
+        if flagged is not None:
+            return flagged
         error = result.get("error")
         if error:
             if isinstance(error, Mapping):
@@ -66,7 +73,9 @@ def _error_text(result: Any) -> str | None:
                 return " ".join(parts) or "error"
             return str(error) if error is not True else "error"
         status = str(result.get("status", "")).lower()
-        if status in {"error", "failed", "failure"} or result.get("ok") is False:
+        if status in {"error", "failed", "failure", "not_found", "timeout", "denied"} or (
+            result.get("ok") is False
+        ):
             return str(result.get("message") or result.get("detail") or status or "error")
         return None
     if isinstance(result, str):
