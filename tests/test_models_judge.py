@@ -198,3 +198,24 @@ def test_transcript_of_a_messages_only_row() -> None:
     assert text.splitlines() == ["USER: where is 7?", 'TOOL CALL get_order({"order_id": "7"})',
                                  'TOOL RESULT: {"status": "lost"}', "ASSISTANT: It is lost."]
     assert "secret policy" not in text
+
+
+def test_fixed_rubric_judge_and_kept_rubrics() -> None:
+    verdicts = {"verdicts": [{"item": 2, "met": True}, {"item": 1, "met": True}]}
+    rows = _rows()[:1]
+    rows[0]["privileged"] = {"rubric": ["Already here"]}
+    with serve([completion(json.dumps(verdicts))]) as server:
+        spec = f"vllm:j@{server.url}"
+        kept, report = write_rubrics(rows, model=spec, policy=FAST)
+        judge = rubric_judge(spec, rubric="- Looks it up\n- Quotes the id", policy=FAST)
+        try:
+            scored = run_judge(rows, judge)
+        finally:
+            judge.close()
+        sent = server.chat_bodies()
+    assert report["kept"] == 1
+    assert kept[0]["privileged"]["rubric"] == ["Already here"]
+    assert len(sent) == 1  # the kept rubric cost no call
+    assert "1. Looks it up\n2. Quotes the id" in sent[0]["messages"][-1]["content"]
+    assert scored.rows[0]["reward"] == 1.0
+    assert set(scored.rows[0]["markers"]) == {"rubric:looks_it_up", "rubric:quotes_the_id"}
