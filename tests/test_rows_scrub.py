@@ -278,3 +278,19 @@ def test_conversation_answers_every_call_right_after_its_assistant_message(
     if final:
         assert messages[-1]["role"] == "assistant"
         assert messages[-1]["content"] == final
+
+
+def test_a_new_reply_does_not_join_the_text_of_the_reply_before() -> None:
+    text_then_call = [{"role": "assistant", "content": "Checking.", "input_tokens": 5},
+                      {"tool": "a", "input_tokens": 7, "result": 1}]
+    roles = [m["role"] for m in zps.conversation({"prompt": "p", "steps": text_then_call})]
+    assert roles == ["user", "assistant", "assistant", "tool"]
+    same_reply = [{"role": "assistant", "content": "Checking.", "input_tokens": 5},
+                  {"tool": "a", "result": 1}]
+    merged = zps.conversation({"prompt": "p", "steps": same_reply})
+    assert [m["role"] for m in merged] == ["user", "assistant", "tool"]
+    assert merged[1]["content"] == "Checking."
+    turns = [{"role": "assistant", "content": "t0", "turn": 0}, {"tool": "a", "turn": 1},
+             {"tool": "b", "turn": 1}]
+    by_turn = zps.conversation({"prompt": "p", "steps": turns})
+    assert [len(m.get("tool_calls", [])) for m in by_turn] == [0, 0, 2, 0, 0]

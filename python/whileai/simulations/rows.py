@@ -119,7 +119,7 @@ def conversation(row: Mapping[str, Any], system_prompt: str | None = None) -> li
     ``tool_calls``, each answered by a ``tool`` message. A tool step starts a new turn when its
     ``turn`` key differs from the previous step's or, for steps without ``turn``, when it carries
     a model call's fields (``input_tokens``, ``output_tokens``, ``logprob``, ``n_tokens``).
-    An assistant text step right before the calls becomes that message's content.
+    An assistant text step right before the calls (same reply) becomes that message's content.
     Call ids come from ``call_id``, else ``call_<n>`` (n counts the row's tool steps from 0).
     ``final_text`` closes the chat unless the last assistant message already says it.
 
@@ -136,41 +136,40 @@ def conversation(row: Mapping[str, Any], system_prompt: str | None = None) -> li
         messages.append({"role": "user", "content": prompt})
     steps = row.get("steps") or []
     pending_results: list[dict[str, Any]] = []  # tool messages owed to the open assistant turn
-    open_turn: dict[str, Any] = {}
-    last_turn_key: Any = None
+    open_turn: dict[str, Any] = {}  # the assistant message collecting this turn's calls
+    previous_turn: Any = None  # the `turn` of the step before
     n_tool = 0
     for index, step in enumerate(steps):
         if not isinstance(step, Mapping):
             raise RowError(f"steps[{index}]: expected an object (dict), got {type(step).__name__}")
-        if "tool" in step:
-            turn_key = step.get("turn")
-            if "turn" in step:
-                same_turn = bool(open_turn) and turn_key == last_turn_key
-            else:  # a step that carries a model call's fields is the first call of a new reply
-                same_turn = bool(open_turn) and not any(k in step for k in _MODEL_CALL_KEYS)
-            if not same_turn:
-                messages.extend(pending_results)
-                pending_results = []
-                previous = messages[-1] if messages else None
-                if (previous is not None and previous.get("role") == "assistant"
-                        and "tool_calls" not in previous):
-                    open_turn = previous  # the agent's text before its calls: one message
-                else:
-                    open_turn = {"role": "assistant", "content": None}
-                    messages.append(open_turn)
-                open_turn["tool_calls"] = []
-            call_id = step.get("call_id")
-            call_id = call_id if isinstance(call_id, str) and call_id else f"call_{n_tool}"
-            n_tool += 1
-            open_turn["tool_calls"].append(_tool_call(step, call_id))
-            pending_results.append(
-                {"role": "tool", "tool_call_id": call_id, "content": _tool_result(step)}
-            )
-            last_turn_key = turn_key
+        if "tool" not in step:
+            messages.extend(pending_results)
+            pending_results, open_turn = [], {}
+            messages.append({k: copy.deepcopy(step[k]) for k in _CHAT_KEYS if k in step})
+            previous_turn = step.get("turn")
             continue
-        messages.extend(pending_results)
-        pending_results, open_turn, last_turn_key = [], {}, None
-        messages.append({k: copy.deepcopy(step[k]) for k in _CHAT_KEYS if k in step})
+        if "turn" in step:
+            new_reply = step["turn"] != previous_turn
+        else:  # a step carrying a model call's fields is the first call of a new reply
+            new_reply = any(k in step for k in _MODEL_CALL_KEYS)
+        if not open_turn or new_reply:
+            messages.extend(pending_results)
+            pending_results = []
+            last = messages[-1] if messages else {}
+            if not new_reply and last.get("role") == "assistant" and "tool_calls" not in last:
+                open_turn = last  # the agent's text right before its calls: one message
+            else:
+                open_turn = {"role": "assistant", "content": None}
+                messages.append(open_turn)
+            open_turn["tool_calls"] = []
+        call_id = step.get("call_id")
+        call_id = call_id if isinstance(call_id, str) and call_id else f"call_{n_tool}"
+        n_tool += 1
+        open_turn["tool_calls"].append(_tool_call(step, call_id))
+        pending_results.append(
+            {"role": "tool", "tool_call_id": call_id, "content": _tool_result(step)}
+        )
+        previous_turn = step.get("turn")
     messages.extend(pending_results)
     final = row.get("final_text")
     if isinstance(final, str) and final:
