@@ -163,3 +163,13 @@ def test_save_writes_jsonl(tmp_path: Any) -> None:
     assert back[0]["reward"] == 1.0
     assert back[0]["judge_status"] == "ok"
     assert isinstance(ScoredData(rows=list(back)).pass_at.pass_at_1, float)
+
+
+def test_unknown_keywords_list_the_valid_ones() -> None:
+    import whileai.simulations as zps
+
+    with pytest.raises(TypeError, match=r"valid keywords: .*timeout"):
+        run_judge([ROW], lambda r: 1, timout=3)  # type: ignore[call-arg]
+    for fn in (zps.pass_at, zps.judge_agreement, zps.curriculum, zps.refusal_report):
+        with pytest.raises(TypeError, match="valid keywords"):
+            fn([ROW], not_a_keyword=1)

@@ -18,6 +18,7 @@ from typing import Any
 from whileai.errors import ConfigError
 from whileai.simulations.score.compare import task_values
 from whileai.simulations.score.judging import evaluate
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.passat import pass_at
 from whileai.simulations.score.rowsource import as_rows
 from whileai.simulations.score.stats import DEFAULT_RESAMPLES, mean, sample_std
@@ -25,6 +26,7 @@ from whileai.simulations.score.stats import DEFAULT_RESAMPLES, mean, sample_std
 __all__ = ["benchmark_report", "format_benchmark", "run_benchmark"]
 
 
+@valid_kwargs
 def benchmark_report(
     runs: Iterable[Any],
     *,
@@ -97,6 +99,7 @@ def format_benchmark(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@valid_kwargs
 def run_benchmark(
     eval_set: Any,
     *,

@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.score.stats import (
     DEFAULT_RESAMPLES,
@@ -47,6 +48,7 @@ def _marker_name(metric: str) -> str | None:
     return metric[len("marker:") :] if metric.startswith("marker:") else metric
 
 
+@valid_kwargs
 def task_values(
     rows: Any, metric: str = "pass_at_1", *, threshold: float = 0.5
 ) -> dict[str, float]:
@@ -103,6 +105,7 @@ def _verdict(ci: tuple[float, float] | None) -> str:
     return "no_difference_detected"
 
 
+@valid_kwargs
 def compare_runs(
     a: Any,
     b: Any,
@@ -192,6 +195,7 @@ def format_compare(report: dict[str, Any]) -> str:
     )
 
 
+@valid_kwargs
 def metric_summary(
     rows: Any,
     metric: str = "pass_at_1",
@@ -215,6 +219,7 @@ def metric_summary(
     }
 
 
+@valid_kwargs
 def marker_summary(
     rows: Any, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0
 ) -> dict[str, dict[str, Any]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.passat import group_outcomes
 from whileai.simulations.score.rowsource import as_rows, task_key
 
@@ -29,6 +30,7 @@ def _check(solved: float, floor: float, tiers: int) -> None:
         raise ConfigError(f"tiers must be an int >= 1, got {tiers!r}")
 
 
+@valid_kwargs
 def curriculum(
     rows: Any,
     *,
@@ -88,6 +90,7 @@ def format_curriculum(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@valid_kwargs
 def retire_solved(
     rows: Any, *, solved: float = 0.9, threshold: float = 0.5
 ) -> list[dict[str, Any]]:

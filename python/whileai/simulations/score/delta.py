@@ -18,6 +18,7 @@ from typing import Any
 
 from whileai.errors import ConfigError
 from whileai.simulations.score.compare import compare_runs, marker_names, task_values
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows
 from whileai.simulations.score.stats import DEFAULT_RESAMPLES, mean, sample_std
 
@@ -68,6 +69,7 @@ def _split(rows: list[dict[str, Any]], by: Any) -> dict[str, list[dict[str, Any]
     return groups
 
 
+@valid_kwargs
 def delta_report(
     before: Any,
     after: Any,
@@ -212,6 +214,7 @@ def format_delta_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@valid_kwargs
 def eval_variance(*runs: Any, metric: str = "pass_at_1") -> dict[str, Any]:
     """Re-run standard deviation of one eval (three or more runs of the same model and tasks).
 

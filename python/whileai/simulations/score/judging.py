@@ -48,6 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows
 from whileai.simulations.score.scored import ScoredData
 
@@ -174,6 +175,7 @@ def _check_scale(scale: Any) -> tuple[float, float] | None:
     return lo, hi
 
 
+@valid_kwargs
 def judge_row(
     row: dict[str, Any],
     judge: Callable[[Any], Any],
@@ -241,6 +243,7 @@ def judge_row(
     return out
 
 
+@valid_kwargs
 def run_judge(
     rows: Any,
     judge: Callable[[Any], Any],

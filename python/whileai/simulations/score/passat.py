@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.score.stats import DEFAULT_RESAMPLES, bootstrap_ci, mean
 
@@ -160,6 +161,7 @@ def _skip_notes(skipped: dict[str, int]) -> list[str]:
     return notes
 
 
+@valid_kwargs
 def pass_at(
     rows: Any,
     *,

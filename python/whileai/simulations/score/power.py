@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from whileai.errors import ConfigError
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.stats import z_quantile
 
 __all__ = ["detectable_effect", "holdout_size"]
@@ -38,6 +39,7 @@ def _n_float(effect: float, baseline: float, alpha: float, power: float) -> floa
     return top * top / (effect * effect)
 
 
+@valid_kwargs
 def holdout_size(
     effect: float, *, baseline: float = 0.5, alpha: float = 0.05, power: float = 0.8
 ) -> int:
@@ -57,6 +59,7 @@ def holdout_size(
     return math.ceil(_n_float(effect, baseline, alpha, power) - 1e-9)
 
 
+@valid_kwargs
 def detectable_effect(
     n: int, *, baseline: float = 0.5, alpha: float = 0.05, power: float = 0.8
 ) -> float:

@@ -20,6 +20,7 @@ from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.score.judging import DEFAULT_TIMEOUT, judge_row
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows, read_reward
 
 __all__ = ["EXPLOIT_RATE", "FILLER", "PROBES", "judge_pairs", "judge_probes"]
@@ -82,6 +83,7 @@ def _verdict(
     return judge_row(row, judge, timeout=timeout)["reward"]  # type: ignore[no-any-return]
 
 
+@valid_kwargs
 def judge_probes(
     rows: Any,
     judge: Callable[[Any], Any],
@@ -170,6 +172,7 @@ def _side(pair: dict[str, Any], *names: str) -> Any:
     return next((pair[n] for n in names if n in pair), None)
 
 
+@valid_kwargs
 def judge_pairs(
     pairs: Any, *, judge: Callable[[Any], Any] | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:

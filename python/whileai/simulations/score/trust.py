@@ -18,6 +18,7 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.score.stats import cohen_kappa, wilson_interval
 
@@ -51,6 +52,7 @@ def _binary(value: float) -> int:
     return 1 if value >= 0.5 else 0
 
 
+@valid_kwargs
 def judge_agreement(rows: Any, *, gold: Any = None, threshold: float = 0.5) -> dict[str, Any]:
     """Agreement between the judge's ``reward`` and ``gold_reward`` (or a second run ``gold``).
 
@@ -118,6 +120,7 @@ def judge_agreement(rows: Any, *, gold: Any = None, threshold: float = 0.5) -> d
     return report
 
 
+@valid_kwargs
 def attach_labels(
     rows: Any,
     path: str | PathLike[str] | Any,
@@ -176,6 +179,7 @@ def attach_labels(
     return out, report
 
 
+@valid_kwargs
 def refusal_report(rows: Any, *, field: str = "final_text") -> dict[str, Any]:
     """Over-refusal on benign rows: how often the reply declines, with a Wilson interval.
 

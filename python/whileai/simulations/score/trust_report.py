@@ -18,6 +18,7 @@ from typing import Any
 
 from whileai import _backend
 from whileai.simulations.score.judging import DEFAULT_TIMEOUT, judge_row
+from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.probes import FILLER, judge_probes
 from whileai.simulations.score.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.score.trust import MIN_GOLD, judge_agreement
@@ -96,6 +97,7 @@ def _rejudge(
     }
 
 
+@valid_kwargs
 def judge_trust(
     rows: Any,
     *,
