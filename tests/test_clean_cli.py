@@ -23,7 +23,9 @@ def test_decontaminate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str
                    [{"prompt": question}, {"prompt": "cancel my subscription please"}])
     evals = _write(tmp_path / "eval.jsonl", [{"prompt": question.upper()}])
     out = tmp_path / "clean.jsonl"
-    code = main(["decontaminate", str(train), "--against", str(evals), "--output", str(out)])
+    other = _write(tmp_path / "eval2.jsonl", [{"prompt": "unrelated"}])
+    code = main(["decontaminate", str(train), "--against", str(evals), str(other),
+                 "--output", str(out)])
     assert code == 0
     assert "1 dropped" in capsys.readouterr().out
     kept = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

@@ -11,8 +11,8 @@ def register(sub: Any) -> None:
     """Add the clean/select subcommands to the CLI."""
     dec = sub.add_parser("decontaminate", help="drop train rows that copy an eval set (8-grams)")
     dec.add_argument("train", help="train rows (.jsonl), streamed")
-    dec.add_argument("--against", action="append", required=True, metavar="EVAL.jsonl",
-                     help="an eval set; repeat for several")
+    dec.add_argument("--against", action="extend", nargs="+", required=True,
+                     metavar="EVAL.jsonl", help="one or more eval sets (JSONL)")
     dec.add_argument("--output", help="write the clean rows here (.jsonl)")
     dec.add_argument("--n", type=int, default=8, help="n-gram length in words (8)")
     dec.add_argument("--overlap", type=float, default=0.8,

@@ -99,11 +99,11 @@ def _split_sources(against: Any) -> list[Any]:
         return [against]
     if isinstance(against, (list, tuple)):
         if against and all(isinstance(x, (dict, str)) for x in against):
-            if all(isinstance(x, str) for x in against) and len(against) <= 16:
+            if all(isinstance(x, str) for x in against):
                 from pathlib import Path
 
-                if all(Path(x).suffix in (".jsonl", ".json") for x in against):
-                    return list(against)  # a list of paths
+                if all(x.endswith((".jsonl", ".jsonl.gz")) and Path(x).is_file() for x in against):
+                    return list(against)  # a list of JSONL paths, not eval prompts
             return [against]
         return list(against)
     raise TypeError(
