@@ -135,6 +135,8 @@ def test_publish_gate_stamps_and_refuses() -> None:
     lo, hi = rows[0]["calibration"]["ci95"]
     assert lo < 0.75 < hi
     assert any("unanimous" in w for w in report["warnings"])
+    partly = publish_gate([*_group("p", [1, 0]), _row("p", 2, None)], mode="rl")
+    assert any("no usable reward" in w for w in partly["warnings"])
     with pytest.raises(PublishGateError, match="none of 1 asks"):
         publish_gate(_group("b", [1, 1]), mode="rl")
     with pytest.raises(PublishGateError, match="none is graded"):

@@ -140,6 +140,11 @@ def publish_gate(
                 f"rollouts ({signal['all_pass']} all pass, {signal['all_fail']} all fail): a "
                 "grouped update learns nothing; add harder or easier asks, or publish as sft"
             )
+        if graded < len(stamped):
+            warnings.append(
+                f"{len(stamped) - graded} of {len(stamped)} rows have no usable reward and carry "
+                "no calibration stamp; grade them or drop them before training"
+            )
         if signal["all_pass"] or signal["all_fail"]:
             warnings.append(
                 f"{signal['all_pass'] + signal['all_fail']} unanimous asks carry no gradient; "
