@@ -7,6 +7,8 @@ from array import array
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from whileai._pure.rng import Stream
 from whileai.simulations.score.stats import percentile
@@ -107,3 +109,37 @@ def test_percentile_rule_matches_numpy_linear() -> None:
     np = pytest.importorskip("numpy")
     for q in (0.025, 0.5, 0.975, 0.333):
         assert percentile(xs, q) == pytest.approx(float(np.quantile(xs, q)), abs=1e-15)
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
+
+
+@settings(
+    deadline=None,
+    max_examples=60,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],  # the fixture is stateless
+)
+@given(
+    values=st.lists(finite | st.sampled_from([0.0, 1.0, 0.5, -0.0]), min_size=1, max_size=40),
+    other=st.lists(finite, min_size=1, max_size=10),
+    n=st.integers(min_value=0, max_value=30),
+    seed=st.integers(min_value=-(2**70), max_value=2**70),
+)
+def test_native_equals_pure(
+    both_backends: tuple[ModuleType, ModuleType],
+    values: list[float],
+    other: list[float],
+    n: int,
+    seed: int,
+) -> None:
+    native, pure = both_backends
+    if not hasattr(native, "bootstrap_means"):
+        pytest.skip("the resample kernel is not ported to the native module yet")
+    for name, args in (
+        ("bootstrap_means", (values, n, seed)),
+        ("sign_flip_means", (values, n, seed)),
+        ("bootstrap_mean_diff", (values, other, n, seed)),
+    ):
+        got, want = getattr(native, name)(*args), getattr(pure, name)(*args)
+        assert [math.copysign(1, x) for x in got] == [math.copysign(1, x) for x in want]
+        assert list(got) == list(want), name
