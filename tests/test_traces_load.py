@@ -193,3 +193,31 @@ def test_nested_inputs_and_outputs_from_other_stacks() -> None:
         ("cancel order 5", "Cancelled."), ("hi", "hello")]
     assert "inputs" not in rows[0]
     assert rows[1]["messages"][0]["content"] == "hi"
+
+
+def test_content_block_and_responses_api_shapes() -> None:
+    anthropic = [
+        {"role": "user", "content": "where is 4412"},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "tu1", "name": "get_order", "input": {"order_id": "4412"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "tu1", "content": '{"status": "late"}'}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "It is late."}]},
+    ]
+    responses = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ping"}]},
+        {"type": "function_call", "call_id": "fc1", "name": "ping", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "fc1", "output": "pong"},
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "pong!"}]},
+    ]
+    a, r = zps.load_traces([{"messages": anthropic}, {"messages": responses}])
+    assert a["steps"] == [
+        {"role": "assistant", "content": "Checking."},
+        {"tool": "get_order", "arguments": {"order_id": "4412"}, "result": {"status": "late"},
+         "call_id": "tu1"},
+    ]
+    assert a["final_text"] == "It is late."
+    assert (r["prompt"], r["final_text"]) == ("ping", "pong!")
+    assert r["steps"] == [{"tool": "ping", "arguments": {}, "result": "pong", "call_id": "fc1"}]

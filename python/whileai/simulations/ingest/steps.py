@@ -156,11 +156,12 @@ def _tool_call(item: Mapping[str, Any], tally: Counter[str]) -> dict[str, Any] |
 def canonical_steps(items: Any) -> tuple[list[dict[str, Any]], StepCounts]:
     """Normalise a list of steps or chat messages (after the ask) into canonical steps.
 
-    Assistant messages with ``tool_calls`` become one tool step per call; ``role: tool``
-    messages fill the result of the call with the same id (or the earliest call still waiting
-    when no id is given). Calls that never get a result keep ``result: None`` and are counted as
-    ``unpaired_calls``; results with no call are counted as ``orphan_results``; items that are
-    neither a tool call nor a chat turn are counted as ``dropped``.
+    Assistant messages with ``tool_calls`` (or ``tool_use`` content blocks) become one tool
+    step per call; ``role: tool`` messages (or ``tool_result`` blocks) fill the result of the
+    call with the same id, or of the earliest call still waiting when no id is given. Calls that
+    never get a result keep ``result: None`` and are counted as ``unpaired_calls``; results with
+    no call are counted as ``orphan_results``; items that are neither a tool call nor a chat
+    turn are counted as ``dropped``.
 
     >>> canonical_steps([{"name": "ping", "args": {}, "output": "pong"}, 7])[1].dropped
     1
@@ -176,44 +177,52 @@ def canonical_steps(items: Any) -> tuple[list[dict[str, Any]], StepCounts]:
             key = step.get("call_id") or f"#{len(steps)}"
             waiting[key] = step
 
+    def add_call(call: Any) -> None:
+        step = _tool_call(call, tally) if isinstance(call, Mapping) else None
+        if step is None:
+            tally["dropped"] += 1
+            return
+        steps.append(step)
+        pending(step)
+
+    def answer(call_id: Any, result: Any) -> None:
+        key = str(call_id) if call_id is not None else next(iter(waiting), None)
+        target = waiting.pop(key, None) if key is not None else None
+        if target is None:
+            tally["orphan_results"] += 1
+        else:
+            target["result"] = parse_json_value(
+                content_text(result) if isinstance(result, list) else result
+            )
+
     for item in items:
         if not isinstance(item, Mapping):
             tally["dropped"] += 1
             continue
         role = item.get("role")
         if role == "tool" or item.get("type") in {"function_call_output", "tool_call_response"}:
-            call_id = _first(item, ("tool_call_id", "call_id", "id"))
-            result = _first(item, ("content", "output", "response", "result"))
-            key = str(call_id) if call_id is not None else next(iter(waiting), None)
-            target = waiting.pop(key, None) if key is not None else None
-            if target is None:
-                tally["orphan_results"] += 1
-            else:
-                target["result"] = parse_json_value(
-                    content_text(result) if isinstance(result, list) else result
-                )
+            answer(_first(item, ("tool_call_id", "call_id", "id")),
+                   _first(item, ("content", "output", "response", "result")))
             continue
         if role in {"assistant", "user", "system", "developer"} or (
             role is None and "content" in item and not _first(item, _NAME_KEYS)
         ):
-            text = content_text(item.get("content"))
-            calls = item.get("tool_calls") or []
+            content = item.get("content")
+            text = content_text(content)
             if text and role in {"assistant", "user", None}:
                 steps.append({"role": role or "assistant", "content": text})
-            for call in calls if isinstance(calls, list) else []:
-                step = _tool_call(call, tally) if isinstance(call, Mapping) else None
-                if step is None:
-                    tally["dropped"] += 1
-                    continue
-                steps.append(step)
-                pending(step)
+            calls = parse_json_value(item.get("tool_calls")) or []
+            for call in calls if isinstance(calls, list) else [calls]:
+                add_call(call)
+            for block in content if isinstance(content, list) else []:  # content blocks
+                kind = block.get("type") if isinstance(block, Mapping) else None
+                if kind == "tool_use":
+                    add_call({"name": block.get("name"), "arguments": block.get("input"),
+                              "id": block.get("id")})
+                elif kind == "tool_result":
+                    answer(block.get("tool_use_id"), block.get("content"))
             continue
-        step = _tool_call(item, tally)
-        if step is None:
-            tally["dropped"] += 1
-            continue
-        steps.append(step)
-        pending(step)
+        add_call(item)
     tally["unpaired_calls"] += len(waiting)
     return steps, StepCounts(**tally)
 
