@@ -19,6 +19,7 @@ winner is picked) and ``unknown`` (too few rows, no repeats, or signal but no ``
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -59,6 +60,9 @@ def _collect(
     group_of: dict[str, int] = {}
     for row in rows:
         value, how = read_reward(row, reward)
+        raw = row.get(reward)
+        if how == "invalid" and isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            value = float(raw) if math.isfinite(raw) else None  # a score outside [0, 1]
         if value is None:
             skipped["unjudged" if how == "unjudged" else "invalid"] += 1
             continue
