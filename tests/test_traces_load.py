@@ -221,3 +221,11 @@ def test_content_block_and_responses_api_shapes() -> None:
     assert a["final_text"] == "It is late."
     assert (r["prompt"], r["final_text"]) == ("ping", "pong!")
     assert r["steps"] == [{"tool": "ping", "arguments": {}, "result": "pong", "call_id": "fc1"}]
+
+
+def test_result_objects_are_sources() -> None:
+    class Held:
+        def __init__(self, rows: list[dict[str, object]]) -> None:
+            self.rows = rows
+
+    assert zps.load_traces(Held([TIMEOUT_TRACE]))[0]["prompt"] == TIMEOUT_TRACE["prompt"]

@@ -192,6 +192,10 @@ def _read_source(source: Any) -> tuple[list[Any], int, tuple[str, ...]]:
     """Rows from a path (JSONL, lenient) or an iterable, plus the count of unreadable lines."""
     if isinstance(source, str | os.PathLike):
         return read_jsonl_lenient(Path(source))
+    for attr in ("trajectories", "rows"):  # a SimulationData or ScoredData object
+        held = getattr(source, attr, None)
+        if isinstance(held, list):
+            return list(held), 0, ()
     if isinstance(source, Mapping):
         return [source], 0, ()
     if isinstance(source, Iterable):
