@@ -61,8 +61,9 @@ def _collect(
     for row in rows:
         value, how = read_reward(row, reward)
         raw = row.get(reward)
-        if how == "invalid" and isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            value = float(raw) if math.isfinite(raw) else None  # a score outside [0, 1]
+        number = isinstance(raw, (int, float)) and not isinstance(raw, bool)
+        if reward != "reward" and how == "invalid" and number and math.isfinite(raw):
+            value = float(raw)  # a custom score outside [0, 1]
         if value is None:
             skipped["unjudged" if how == "unjudged" else "invalid"] += 1
             continue
