@@ -61,8 +61,8 @@ def _collect(
     for row in rows:
         value, how = read_reward(row, reward)
         raw = row.get(reward)
-        number = isinstance(raw, (int, float)) and not isinstance(raw, bool)
-        if reward != "reward" and how == "invalid" and number and math.isfinite(raw):
+        custom = reward != "reward" and how == "invalid" and not isinstance(raw, bool)
+        if custom and isinstance(raw, (int, float)) and math.isfinite(raw):
             value = float(raw)  # a custom score outside [0, 1]
         if value is None:
             skipped["unjudged" if how == "unjudged" else "invalid"] += 1
