@@ -173,3 +173,18 @@ def test_unknown_keywords_list_the_valid_ones() -> None:
     for fn in (zps.pass_at, zps.judge_agreement, zps.curriculum, zps.refusal_report):
         with pytest.raises(TypeError, match="valid keywords"):
             fn([ROW], not_a_keyword=1)
+
+
+def test_scored_report_counts_what_was_not_scored() -> None:
+    outcomes = {"a": True, "b": None, "c": "x", "d": {"reward": 1, "markers": {"m": "bad"}}}
+    rows = [dict(ROW, prompt=p) for p in outcomes]
+    report = run_judge(rows, lambda r: outcomes[r["prompt"]]).report()
+    assert report["judge_status"]["ok"] == 2
+    assert report["bool_rewards"] == 1
+    assert report["dropped_markers"] == 1
+    assert report["notes"] == [
+        "1 rows returned no reward: reward None",
+        "1 rows returned an unusable reward: reward None",
+        "1 bool rewards read as 0/1",
+        "1 non-numeric marker values dropped",
+    ]

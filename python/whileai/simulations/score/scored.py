@@ -90,6 +90,43 @@ class ScoredData:
         """Rows per ``judge_status``."""
         return status_counts(self.rows)
 
+    def report(self) -> dict[str, Any]:
+        """What the grading did: rows per status, coerced bool rewards, dropped markers, notes.
+
+        >>> ScoredData(rows=[{"judge_status": "timeout", "reward": None}]).report()["notes"]
+        ['1 rows timed out: reward None (raise timeout= or fix the judge)']
+        """
+        counts = status_counts(self.rows)
+        coerced = sum(1 for r in self.rows if (r.get("judge_meta") or {}).get("coerced"))
+        dropped = sum(
+            len((r.get("judge_meta") or {}).get("dropped_markers") or []) for r in self.rows
+        )
+        notes = []
+        hints = {
+            "missing_reward": "returned no reward",
+            "invalid_result": "returned an unusable reward",
+            "error": "raised in the judge",
+            "timeout": "timed out",
+        }
+        for status, what in hints.items():
+            if counts[status]:
+                fix = " (raise timeout= or fix the judge)" if status == "timeout" else ""
+                notes.append(f"{counts[status]} rows {what}: reward None{fix}")
+        if coerced:
+            notes.append(f"{coerced} bool rewards read as 0/1")
+        if dropped:
+            notes.append(f"{dropped} non-numeric marker values dropped")
+        return {
+            "rows": len(self.rows),
+            "judge_name": self.judge_name,
+            "version": self.version,
+            "source": self.source,
+            "judge_status": counts,
+            "bool_rewards": coerced,
+            "dropped_markers": dropped,
+            "notes": notes,
+        }
+
     def agreement(self, **kwargs: Any) -> dict[str, Any]:
         """Judge vs hand labels (``gold_reward``): see ``judge_agreement``."""
         from whileai.simulations.score.trust import judge_agreement
