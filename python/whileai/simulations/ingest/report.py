@@ -113,8 +113,8 @@ def format_trace_report(report: dict[str, Any]) -> str:
     lines = [
         f"traces: {report['n_in']} in, {report['n_rows']} kept, {report['dropped']} dropped"
         + (f" ({_listing(report['drop_reasons'])})" if report.get("drop_reasons") else ""),
-        f"labels: {report['graded']} graded ({report['passed']} pass / {report['failed']} fail "
-        f"incl. advisory), {report['ungraded']} ungraded, {report['advisory_labels']} advisory",
+        f"labels: {report['graded']} graded, {report['advisory_labels']} advisory only, "
+        f"{report['ungraded']} ungraded; {report['passed']} pass, {report['failed']} fail",
         f"tools observed: {_listing(report['tools_observed'])}",
         f"faults observed: {_listing(report['faults_observed'])}",
         f"flaw rows (fault or 0 label): {report['n_flaw_rows']}",
@@ -122,7 +122,9 @@ def format_trace_report(report: dict[str, Any]) -> str:
     emphasis = report.get("emphasis") or {}
     if emphasis:
         moved = "; ".join(f"{axis} -> {', '.join(vals)}" for axis, vals in emphasis.items())
-        lines.append(f"aim ({report['tools_source']} tools): moves forward {moved}")
+        against = "the given tools" if report["tools_source"] == "given" else (
+            "the tools read off the traces")
+        lines.append(f"aim (against {against}): moves forward {moved}")
     else:
         lines.append("aim: nothing moves forward; the grid stays as it is without traces")
     if report.get("dropped_tools"):
