@@ -38,7 +38,8 @@ def oracle(counts: list[int], dim: int, k: int, seed: int, noise: float,
         nb = sum(x * x for x in rows[b])
         if na == 0 or nb == 0:
             return 1.0
-        return 1.0 - sum(x * y for x, y in zip(rows[a], rows[b])) / math.sqrt(float(na * nb))
+        dot = sum(x * y for x, y in zip(rows[a], rows[b], strict=True))
+        return 1.0 - dot / math.sqrt(float(na * nb))
 
     chosen = list(dict.fromkeys(selected))
     jitter = [Stream(seed, i).uniform() * noise if noise else 0.0 for i in range(n)]

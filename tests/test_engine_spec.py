@@ -88,7 +88,7 @@ def test_spec_file_errors_say_where(tmp_path: Path) -> None:
         agent_spec(spec=bad)
     with pytest.raises(SpecError, match="does not exist"):
         agent_spec(spec=tmp_path / "missing")
-    with pytest.raises(SpecError, match="no spec.json"):
+    with pytest.raises(SpecError, match=r"no spec\.json"):
         agent_spec(spec=_empty(tmp_path))
 
 
@@ -100,7 +100,7 @@ def _empty(tmp_path: Path) -> Path:
 
 def test_inspect_reads_tools_and_prompt_off_an_agent() -> None:
     class Bot:
-        tools = [OPENAI["function"]]
+        tools = (OPENAI["function"],)
         instructions = "Be brief."
 
     found = zps.inspect(Bot())

@@ -41,6 +41,7 @@ class Group:
     free: list[int] = field(default_factory=list)
     state: str = "open"  # open, stopped, complete
     probed: bool = False
+    next_arm: str = ""  # the arm of the rollouts still to issue after a decision
 
     @property
     def landed(self) -> int:
@@ -109,10 +110,8 @@ class Allocator:
                 self.ready.popleft()
                 continue
             if group.issued < group.issue_to:
-                arm = group.arm if group.issued == 0 else (
-                    "probe" if group.issued < self.probe and self.adaptive else "repeat")
-                if group.arm == "fill":
-                    arm = "fill"
+                arm = group.next_arm or (group.arm if group.issued == 0 else (
+                    "probe" if group.issued < self.probe and self.adaptive else "repeat"))
                 return self._issue(group, arm)
             self.ready.popleft()
             if group.inflight:
@@ -132,11 +131,13 @@ class Allocator:
             return self.next_job()
         if group.mixed:
             group.issue_to = group.target
+            group.next_arm = "fill"
             self.ready.appendleft(group)
             job = self._issue(group, "fill")
             return job
         if not self.fresh_left:  # nothing fresh to open: finish the group
             group.issue_to = group.target
+            group.next_arm = "resume"
             self.ready.appendleft(group)
             return self._issue(group, "resume")
         if self.hazard(group.landed) > self.fresh_rate():

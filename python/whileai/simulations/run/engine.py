@@ -189,6 +189,8 @@ def run(inputs: RunInputs) -> RunResult:
                 break
             open_new = not (cfg.time_budget and elapsed >= _CLOSING_SHARE * cfg.time_budget)
             while len(inflight) < cfg.concurrency and committed < cfg.budget:
+                if not trajectories and lost + len(inflight) >= cfg.lost_limit:
+                    break  # an agent that never succeeded gets exactly lost_limit tries
                 job = next_job(open_new)
                 if job is None:
                     break

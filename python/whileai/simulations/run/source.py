@@ -105,8 +105,11 @@ class SituationSource:
     def _slots(self) -> list[tuple[Cell, int]]:
         cells = self.grid.cells
         n = len(cells)
+        size = BATCH
+        if self.cfg.until == "saturation":
+            size = min(size, SATURATION_VISITS * n - self.slot)
         out = []
-        for _ in range(BATCH):
+        for _ in range(size):
             visit, index = divmod(self.slot, n)
             out.append((cells[index], visit))
             self.slot += 1
