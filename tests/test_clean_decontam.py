@@ -183,3 +183,20 @@ def test_bad_knobs() -> None:
         decontaminate([], against=[], overlap=1.5)
     with pytest.raises(TypeError, match="unexpected keyword"):
         decontaminate([], against=[], ngram=8)  # type: ignore[call-arg]
+
+
+def _scan_in_worker(index: object, texts: list[str]) -> list[int]:
+    return list(index.scan(texts)[0])  # type: ignore[attr-defined]
+
+
+def test_eval_index_ships_to_a_worker_process() -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    index = build_eval_index([{"prompt": EVAL_Q}])
+    probe = [EVAL_Q, "nothing in common with the eval set at all here ok"]
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        got = pool.submit(_scan_in_worker, index.prompts, probe).result(timeout=120)
+    assert got == [0, -1]
+    clean, _ = decontaminate([{"prompt": p} for p in probe], against=index)
+    assert [r["prompt"] for r in clean] == [probe[1]]
