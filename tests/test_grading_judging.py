@@ -72,6 +72,26 @@ def test_a_hung_judge_times_out_and_is_abandoned() -> None:
     assert len(scored.unjudged()) == 2
 
 
+def test_a_judge_that_keeps_timing_out_is_given_up_on() -> None:
+    release = threading.Event()
+    calls = []
+
+    def judge(row: dict) -> int:
+        calls.append(row["prompt"])
+        release.wait(30)
+        return 1
+
+    rows = [dict(ROW, prompt=str(i)) for i in range(6)]
+    try:
+        scored = run_judge(rows, judge, timeout=0.02, give_up_after=2, version="j9")
+    finally:
+        release.set()
+    assert len(calls) == 2
+    assert [r["judge_status"] for r in scored.rows] == ["timeout"] * 6
+    assert "2 rows in a row" in scored.rows[-1]["reason"]
+    assert scored.rows[-1]["judge_meta"]["version"] == "j9"
+
+
 def test_dict_fields_land_where_the_contract_says() -> None:
     row = dict(ROW, markers={"old": 0.0})
     out = judge_row(

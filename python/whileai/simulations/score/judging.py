@@ -255,6 +255,7 @@ def run_judge(
     workers: int = 1,
     source: str = "grade",
     progress: bool = True,
+    give_up_after: int | None = 5,
 ) -> ScoredData:
     """Grade rows with any judge callable; return a ``ScoredData`` of graded copies.
 
@@ -266,6 +267,9 @@ def run_judge(
         timeout: seconds per row (``None`` waits forever); a late judge is ``timeout``.
         workers: rows judged at once (threads), for slow judges such as HTTP calls.
         progress: one progress line on stderr when it is a terminal (``False`` silences it).
+        give_up_after: after this many timeouts in a row the judge is taken to be down: the
+            remaining rows are not sent and are marked ``timeout`` with that reason (``None``
+            keeps trying every row).
 
     Raises:
         JudgeError: ``judge`` is not callable.
@@ -284,10 +288,33 @@ def run_judge(
     row_list = as_rows(rows)
     label = name or judge_name_of(judge)
 
+    meta_version = version or getattr(judge, "version", None)
+    streak = [0]
+    lock = threading.Lock()
+
+    def abandoned(row: Any) -> Any:
+        raise TimeoutError(
+            f"not sent: the judge timed out on {give_up_after} rows in a row, so the run "
+            "stopped calling it (give_up_after=); fix the judge or raise timeout="
+        )
+
     def one(row: dict[str, Any]) -> dict[str, Any]:
-        return judge_row(
+        if give_up_after is not None and streak[0] >= give_up_after:
+            return judge_row(
+                row,
+                abandoned,
+                name=label,
+                version=meta_version,
+                scale=scale,
+                timeout=None,
+                source=source,
+            )
+        out = judge_row(
             row, judge, name=label, version=version, scale=scale, timeout=timeout, source=source
         )
+        with lock:
+            streak[0] = streak[0] + 1 if out["judge_status"] == "timeout" else 0
+        return out
 
     show = _progress(len(row_list), enabled=progress)
     graded = []
@@ -318,7 +345,7 @@ def evaluate(
     >>> evaluate([{"prompt": "p"}], lambda r: 0, model="m1").rows[0]["lineage"]["source"]
     'eval'
     """
-    allowed = {"name", "version", "scale", "timeout", "workers", "progress"}
+    allowed = {"name", "version", "scale", "timeout", "workers", "progress", "give_up_after"}
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         raise TypeError(
@@ -337,4 +364,3 @@ def evaluate(
             stamped.append(copy)
         row_list = stamped
     return run_judge(row_list, judge, source="eval", **kwargs)
-
