@@ -208,3 +208,11 @@ def test_scored_report_counts_what_was_not_scored() -> None:
         "1 bool rewards read as 0/1",
         "1 non-numeric marker values dropped",
     ]
+
+
+def test_numpy_scalars_are_numbers() -> None:
+    np = pytest.importorskip("numpy")
+    out = judge_row(ROW, lambda r: {"reward": np.int64(1), "markers": {"m": np.float32(0.5)}})
+    assert out["judge_status"] == "ok"
+    assert out["reward"] == 1.0
+    assert out["markers"] == {"m": 0.5}

@@ -45,6 +45,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from numbers import Real
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
@@ -121,7 +122,7 @@ def _interpret(
     coerced = None
     if isinstance(value, bool):
         coerced, value = "bool", float(value)
-    if not isinstance(value, (int, float)):
+    if not isinstance(value, Real):
         why = f"reward is a {type(value).__name__} ({value!r:.40}), not a number"
         return "invalid_result", None, extra, why
     number = float(value)
@@ -216,7 +217,7 @@ def judge_row(
         merged = dict(out.get("markers") or {})
         dropped = []
         for key, value in markers.items():
-            if isinstance(value, (int, float)) and math.isfinite(float(value)):
+            if isinstance(value, Real) and math.isfinite(float(value)):
                 merged[str(key)] = float(value)
             else:
                 dropped.append(str(key))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from numbers import Real
 from os import PathLike
 from typing import Any
 
@@ -81,7 +82,7 @@ def read_reward(row: dict[str, Any], field: str = "reward") -> tuple[float | Non
         return None, "unjudged"
     if isinstance(value, bool):
         return float(value), "bool"
-    if not isinstance(value, (int, float)):
+    if not isinstance(value, Real):
         return None, "invalid"
     reward = float(value)
     if not math.isfinite(reward) or not 0.0 <= reward <= 1.0:
