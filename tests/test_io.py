@@ -101,7 +101,7 @@ json_value = st.recursive(
 )
 
 
-@settings(deadline=None, max_examples=100)
+@settings(deadline=None, max_examples=40)
 @given(st.lists(st.dictionaries(st.text(max_size=6), json_value, max_size=4), max_size=5))
 def test_write_then_read_gives_the_same_rows(tmp_path_factory: pytest.TempPathFactory,
                                              rows: list[dict[str, Any]]) -> None:

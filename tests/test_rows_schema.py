@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,7 @@ def rows(draw: st.DrawFn) -> dict[str, Any]:
     return row
 
 
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=150)
 @given(rows())
 def test_to_row_inverts_from_row_on_every_valid_row(row: dict[str, Any]) -> None:
     assert zps.row_problems(row) == []
@@ -81,11 +82,16 @@ def test_to_row_inverts_from_row_on_every_valid_row(row: dict[str, Any]) -> None
     assert json.loads(json.dumps(zps.to_row(parts))) == row
 
 
-@settings(deadline=None, max_examples=150)
+@functools.lru_cache(maxsize=1)
+def _schema_validator() -> Any:
+    jsonschema = pytest.importorskip("jsonschema")
+    return jsonschema.Draft202012Validator(zps.row_schema())
+
+
+@settings(deadline=None, max_examples=100)
 @given(rows())
 def test_the_packaged_json_schema_accepts_every_generated_row(row: dict[str, Any]) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.Draft202012Validator(zps.row_schema()).validate(row)
+    _schema_validator().validate(row)
 
 
 def test_from_row_fills_the_four_objects() -> None:
@@ -258,7 +264,7 @@ def test_docs_rows_md_mentions_every_field() -> None:
     assert missing == []
 
 
-@settings(deadline=None, max_examples=400)
+@settings(deadline=None, max_examples=200)
 @given(rows(), st.sampled_from(sorted(FIELD_KINDS)), st.one_of(
     json_value, json_object, st.integers(-2, 3).map(float),
     st.lists(st.one_of(json_object, tool_step, chat_step, json_value,
@@ -269,9 +275,8 @@ def test_docs_rows_md_mentions_every_field() -> None:
 def test_the_json_schema_and_row_problems_agree_on_broken_fields(
     row: dict[str, Any], key: str, value: Any
 ) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     row[key] = value
-    valid_by_schema = jsonschema.Draft202012Validator(zps.row_schema()).is_valid(row)
+    valid_by_schema = _schema_validator().is_valid(row)
     assert valid_by_schema == (zps.row_problems(row) == []), zps.row_problems(row)
 
 
