@@ -6,6 +6,12 @@ The public surface is re-exported here; internals live in stage folders and may 
 from __future__ import annotations
 
 from whileai.simulations.data import SimulationData
+from whileai.simulations.export import (
+    export_dataset,
+    export_training,
+    format_export_report,
+    training_rows,
+)
 from whileai.simulations.generate.backends.spec import local_model
 from whileai.simulations.generate.diversity import novelty
 from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent
@@ -171,13 +177,16 @@ __all__: list[str] = [
     "drop_leaky_rows",
     "eval_variance",
     "evaluate",
+    "export_dataset",
     "export_row",
+    "export_training",
     "flaw_rows",
     "format_benchmark",
     "format_compare",
     "format_curriculum",
     "format_decontamination",
     "format_delta_report",
+    "format_export_report",
     "format_grounding_report",
     "format_hack_scan",
     "format_hack_scan_diff",
@@ -259,6 +268,7 @@ __all__: list[str] = [
     "trace_flags",
     "trace_markers",
     "trace_report",
+    "training_rows",
     "trim_out_of_band",
     "trim_unanimous_groups",
     "ungrounded_arguments",
