@@ -67,14 +67,17 @@ def test_a_byte_order_mark_and_windows_line_ends_are_read(tmp_path: Path) -> Non
     assert zps.load_rows(path) == [{"prompt": "é"}, {"prompt": "b"}]
 
 
-def test_load_rows_from_memory_names_the_bad_index() -> None:
+def test_load_rows_from_memory_names_the_bad_index(tmp_path: Path) -> None:
     rows = [{"prompt": "a"}]
     assert zps.load_rows(rows)[0] is rows[0]
     assert zps.load_rows(row for row in rows) == rows
     with pytest.raises(RowError, match=r"rows\[1\]: expected a dict .*got str"):
         zps.load_rows([{"prompt": "a"}, "b"])
-    with pytest.raises(RowError, match="got one dict"):
+    with pytest.raises(RowError, match="got one dict where rows were expected"):
         zps.load_rows({"prompt": "a"})
+    with pytest.raises(RowError, match="got one dict"):
+        zps.write_jsonl(tmp_path / "no" / "rows.jsonl", {"prompt": "a"})
+    assert list(tmp_path.iterdir()) == [], "a bad source touches no file or folder"
     with pytest.raises(RowError, match="cannot read rows from a int"):
         zps.load_rows(3)
 

@@ -216,15 +216,15 @@ def _iter_source(source: Any) -> Iterable[Any]:
     """Rows in memory: an iterable, or an object with ``rows`` (a list, or a method)."""
     if isinstance(source, Mapping):
         raise RowError(
-            "load_rows got one dict; pass a list of rows (e.g. [row]) or a path to a JSONL file."
+            "got one dict where rows were expected; pass a list of rows (e.g. [row]) or a path "
+            "to a JSONL file."
         )
     rows = getattr(source, "rows", None)
     if rows is not None and not isinstance(source, (list, tuple)):
         return rows if isinstance(rows, Iterable) else rows()
     if isinstance(source, (str, bytes)) or not isinstance(source, Iterable):
         raise RowError(
-            f"load_rows: cannot read rows from a {type(source).__name__}; pass a path or a "
-            "list of dicts."
+            f"cannot read rows from a {type(source).__name__}; pass a path or a list of dicts."
         )
     return source
 
@@ -267,6 +267,7 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
     >>> write_jsonl(os.path.join(tempfile.mkdtemp(), "out", "rows.jsonl"), [{"prompt": "a"}])
     1
     """
+    source = _iter_source(rows)  # a wrong kind of source fails before any file is touched
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
@@ -277,7 +278,7 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
         with os.fdopen(fd, "wb") as raw:
             zipped = gzip.GzipFile(fileobj=raw, mode="wb") if target.suffix == ".gz" else None
             write: Callable[[bytes], int] = raw.write if zipped is None else zipped.write
-            for index, row in enumerate(_iter_source(rows)):
+            for index, row in enumerate(source):
                 write((dumps_row(row, where=f"rows[{index}]") + "\n").encode("utf-8"))
                 count += 1
             if zipped is not None:
