@@ -34,12 +34,13 @@ def test_rl_fills_mixed_groups_and_stops_unanimous_ones() -> None:
     by_task = groups(data.trajectories)
     report = data.search["groups"]
     assert data.rollouts_per_request == 6
-    for rows in by_task.values():
+    *settled, _last = by_task.values()  # the budget may cut the last group short
+    for rows in settled:
         indices = sorted(r["rollout_index"] for r in rows)
         assert indices == list(range(len(rows)))
         assert len(rows) >= 2  # the probe
         if mixed(rows[:2]):
-            assert len(rows) == 6 or rows is list(by_task.values())[-1]
+            assert len(rows) == 6
     stopped = [rows for rows in by_task.values() if len(rows) < 6 and not mixed(rows)]
     assert report["stopped"] >= len(stopped) - 1
     assert report["rollouts_saved"] > 0

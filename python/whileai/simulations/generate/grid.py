@@ -15,7 +15,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from whileai import _backend
 from whileai.errors import ConfigError
@@ -64,23 +64,26 @@ class Cell:
     block: str = "pairwise"
     clause: str = ""
     seed_text: str = ""
+    _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
+    _key: str = field(init=False, repr=False, compare=False)
 
-    def value(self, axis: str) -> str:
-        """Return this cell's value on ``axis`` (``""`` when the axis is absent)."""
-        for name, value in self.values:
-            if name == axis:
-                return value
-        return ""
-
-    @property
-    def key(self) -> str:
-        """The canonical identity string the scenario id hashes."""
+    def __post_init__(self) -> None:
         parts = [f"{a}={v}" for a, v in self.values if a != "clause"]
         if self.clause:
             parts.append(f"clause#{_backend.hash64(self.clause):016x}")
         if self.seed_text:
             parts.append(f"seed#{_backend.hash64(self.seed_text):016x}")
-        return "|".join(parts)
+        object.__setattr__(self, "_lookup", dict(self.values))
+        object.__setattr__(self, "_key", "|".join(parts))
+
+    def value(self, axis: str) -> str:
+        """Return this cell's value on ``axis`` (``""`` when the axis is absent)."""
+        return self._lookup.get(axis, "")
+
+    @property
+    def key(self) -> str:
+        """The canonical identity string the scenario id hashes."""
+        return self._key
 
     @property
     def edge_level(self) -> int:

@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from whileai import _backend
-from whileai._pure.rng import Stream
 from whileai.errors import ConfigError
 from whileai.simulations.generate.agents import ToolWorld
 from whileai.simulations.generate.situation import Situation
 from whileai.simulations.spec import AgentSpec, agent_spec
 from whileai.simulations.world.rollout import current_rollout
-from whileai.simulations.world.values import is_id_param
+from whileai.simulations.world.values import draws, is_id_param
 
 __all__ = ["SEEDED_KINDS", "SeededAgent", "seeded_agent"]
 
@@ -52,7 +51,7 @@ class SeededAgent:
         """Play one rollout; the returned dict carries ``seeded`` (what was planted)."""
         ctx = current_rollout()
         rollout = ctx.rollout_index if ctx is not None else 0
-        stream = Stream(self.seed, _backend.hash64(f"{situation.scenario_id}|r{rollout}"))
+        stream = draws(self.seed, _backend.hash64(f"{situation.scenario_id}|r{rollout}"))
         steps: list[dict[str, Any]] = []
         last: Mapping[str, Any] = {}
         for tool in situation.tools:
@@ -69,7 +68,7 @@ class SeededAgent:
         thing = _thing(situation)
         honest, failed = _honest_reply(situation, last, thing)
         planted: list[str] = []
-        if stream.uniform() < self.rate:
+        if stream.unit() < self.rate:
             kinds = [k for k in SEEDED_KINDS if k != "false_success" or failed]
             kind = kinds[stream.below(len(kinds))]
             honest = _plant(kind, honest, situation, thing)

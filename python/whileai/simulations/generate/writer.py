@@ -21,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
-from whileai._pure.rng import Stream
 from whileai.simulations.generate import phrases
 from whileai.simulations.generate.situation import Draft, Situation
 from whileai.simulations.spec import AgentSpec, ToolSpec
-from whileai.simulations.world.values import CITIES, WORDS, is_id_param
+from whileai.simulations.world.values import CITIES, WORDS, Draw, draws, is_id_param
 
 __all__ = ["TemplateWriter", "render"]
 
@@ -53,7 +52,7 @@ class TemplateWriter:
         """One short follow-up on the first turn, then nothing."""
         if turn > 0:
             return None
-        stream = Stream(situation.seed, _backend.hash64(situation.scenario_id + "|followup"))
+        stream = draws(situation.seed, _backend.hash64(situation.scenario_id + "|followup"))
         return _FOLLOW_UPS[stream.below(len(_FOLLOW_UPS))]
 
 
@@ -78,7 +77,7 @@ def _words(name: str) -> str:
     return name.replace("_", " ").strip()
 
 
-def _task_words(spec: AgentSpec, draft: Draft, tool_name: str, pick: Stream) -> dict[str, str]:
+def _task_words(spec: AgentSpec, draft: Draft, tool_name: str, pick: Draw) -> dict[str, str]:
     tool = next((t for t in spec.tools if t.name == tool_name), ToolSpec(name=tool_name))
     action, rest = _verb(tool)
     ambiguous = draft.cell.value("stance") == "ambiguous"
@@ -114,7 +113,7 @@ def _task_words(spec: AgentSpec, draft: Draft, tool_name: str, pick: Stream) -> 
     return {"action": action, "thing": thing, "detail": detail}
 
 
-def _core(draft: Draft, pick: Stream) -> str:
+def _core(draft: Draft, pick: Draw) -> str:
     spec, cell = draft.spec, draft.cell
     if not draft.tools:
         template = phrases.OFF_SCOPE[pick.below(len(phrases.OFF_SCOPE))]
@@ -133,7 +132,7 @@ def _core(draft: Draft, pick: Stream) -> str:
     return asks[0]
 
 
-def _topic(clause: str, pick: Stream) -> str:
+def _topic(clause: str, pick: Draw) -> str:
     words = [w for w in _backend.tokenize(clause) if len(w) > 3 and not w.isdigit()]
     if not words:
         return "this rule"
@@ -141,7 +140,7 @@ def _topic(clause: str, pick: Stream) -> str:
     return " ".join(words[start : start + 3])
 
 
-def _typing(text: str, typing: str, pick: Stream) -> str:
+def _typing(text: str, typing: str, pick: Draw) -> str:
     if typing == "lowercase":
         return text.lower().rstrip(".")
     if typing == "typos":
@@ -162,7 +161,7 @@ def _typing(text: str, typing: str, pick: Stream) -> str:
 def render(draft: Draft) -> str:
     """Render one ask for ``draft``."""
     cell = draft.cell
-    pick = Stream(draft.seed, _backend.hash64(
+    pick = draws(draft.seed, _backend.hash64(
         f"{cell.key}|v{draft.visit}|p{draft.phrasing}|c{draft.candidate}"))
     core = _core(draft, pick)
     if cell.seed_text:

@@ -50,9 +50,10 @@ class RolloutContext:
         self.rollout_index = rollout_index
         self.seed = seed
         self.situation = situation
-        self.records: dict[str, dict[str, Any]] = copy.deepcopy(
-            dict(world_state.get("records") or {})
-        )
+        records = world_state.get("records") or {}
+        self.records: dict[str, dict[str, Any]] = {
+            key: copy.deepcopy(dict(value)) for key, value in records.items()
+        }
         self.faults = [dict(f) for f in faults]
         self.calls: dict[str, int] = {}
         self.fired: list[dict[str, Any]] = []

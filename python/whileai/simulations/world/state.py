@@ -17,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from whileai._pure.rng import Stream
 from whileai.simulations.generate.grid import Cell
 from whileai.simulations.spec import AgentSpec, ToolSpec
-from whileai.simulations.world.values import entity_noun, fake_value, is_id_param
+from whileai.simulations.world.values import draws, entity_noun, fake_value, is_id_param
 
 __all__ = ["FAULT_KINDS", "TaskWorld", "draw_world", "target_tools"]
 
@@ -55,7 +54,7 @@ def draw_world(
     spec: AgentSpec, cell: Cell, *, seed: int, unit: int, fault_rate: float
 ) -> TaskWorld:
     """Draw the records, the ask's values and the fault plan of one task."""
-    draw = Stream(seed, unit)
+    draw = draws(seed, unit)
     tools = target_tools(spec, cell)
     slots: dict[str, Any] = {}
     nouns: dict[str, str] = {}
@@ -86,7 +85,7 @@ def draw_world(
     faults: list[dict[str, Any]] = []
     condition = cell.value("condition")
     # A fault needs a tool call to fire on: asks no tool covers get none.
-    if tools and condition in FAULT_KINDS and draw.uniform() < fault_rate:
+    if tools and condition in FAULT_KINDS and draw.unit() < fault_rate:
         faults.append({"tool": tools[0].name, "kind": condition, "call": 0})
     return TaskWorld(
         state={"records": records, "state": state, "target_tools": [t.name for t in tools],

@@ -1,24 +1,38 @@
 """Plausible fake values for tool parameters (ids, emails, amounts), from a seeded stream.
 
->>> from whileai._pure.rng import Stream
 >>> from whileai.simulations.spec import Param
->>> "@" in fake_value(Param(name="email"), Stream(0, 1))
+>>> "@" in fake_value(Param(name="email"), draws(0, 1))
 True
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import random
+from typing import Any
 
 from whileai.simulations.spec import Param
 
-__all__ = ["Draw", "entity_noun", "fake_value", "is_id_param"]
+__all__ = ["Draw", "draws", "entity_noun", "fake_value", "is_id_param"]
+
+_MASK64 = (1 << 64) - 1
 
 
-class Draw(Protocol):
-    """The part of a random stream this module needs (``Stream`` satisfies it)."""
+class Draw(random.Random):
+    """Seeded draws for the world and the writer (not a kernel: ``random.Random`` with an int
+    seed is stable across processes and platforms)."""
 
-    def below(self, bound: int) -> int: ...
+    def below(self, bound: int) -> int:
+        """An int in [0, bound) (bound >= 1; small bounds, so the float draw is unbiased enough)."""
+        return int(self.random() * bound)
+
+    def unit(self) -> float:
+        """A float in [0, 1)."""
+        return self.random()
+
+
+def draws(seed: int, unit: int) -> Draw:
+    """The draws of one independent unit (a task, a rollout, a wording) under ``seed``."""
+    return Draw(((seed & _MASK64) << 64) | (unit & _MASK64))
 
 
 FIRST = (
