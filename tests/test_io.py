@@ -219,3 +219,14 @@ def test_a_file_can_be_rewritten_from_its_own_rows(tmp_path: Path) -> None:
 def test_a_missing_file_is_named_when_the_reader_is_made(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"nope\.jsonl: no such JSONL file"):
         zps.read_jsonl(tmp_path / "nope.jsonl")
+
+
+def test_appender_adds_to_an_existing_file_unless_told_to_truncate(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    zps.write_jsonl(path, [{"prompt": "earlier run"}])
+    with JsonlAppender(path) as out:
+        out.append({"prompt": "resumed"})
+    assert [r["prompt"] for r in zps.load_rows(path)] == ["earlier run", "resumed"]
+    with JsonlAppender(path, truncate=True) as out:
+        out.append({"prompt": "fresh"})
+    assert zps.load_rows(path) == [{"prompt": "fresh"}]

@@ -295,6 +295,8 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
 class JsonlAppender:
     """Append rows to a JSONL file one at a time; each row is one flushed line.
 
+    Rows are added after whatever the file holds; ``truncate=True`` empties it first.
+
     Safe to share between threads (a lock guards each write). A row that cannot be encoded
     raises ``RowError`` before anything is written. If the file ends in a partial line (a crash
     mid-write), a newline is added first so the next row starts on its own line.
@@ -307,11 +309,13 @@ class JsonlAppender:
     (1, [{'prompt': 'a'}])
     """
 
-    def __init__(self, path: PathLike) -> None:
+    def __init__(self, path: PathLike, *, truncate: bool = False) -> None:
         self.path = Path(path)
         self.count = 0
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if truncate:  # start a fresh file instead of adding to an earlier run's rows
+            self.path.write_bytes(b"")
         needs_newline = False
         if self.path.suffix != ".gz" and self.path.exists() and self.path.stat().st_size:
             with open(self.path, "rb") as handle:
