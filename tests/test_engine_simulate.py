@@ -250,3 +250,30 @@ def test_dimensions_keyword_aims_the_grid() -> None:
 def test_logprobs_with_a_callable_is_reported() -> None:
     data = zps.simulate(echo, tools=TOOLS, budget=2, logprobs=True, **QUIET)
     assert any("logprobs" in w for w in data.search["warnings"])
+
+
+def test_trace_asks_never_come_back_as_generated_asks() -> None:
+    from whileai.simulations.generate.diversity import near_copy_filter
+
+    probe = zps.simulate(echo, tools=TOOLS, system_prompt=POLICY, budget=4, **QUIET)
+    source = probe.trajectories[0]["prompt"]  # an ask the writer is known to produce
+    traces = [{"prompt": source, "steps": [], "final_text": "x", "reward": 0}]
+    data = zps.simulate(echo, tools=TOOLS, system_prompt=POLICY, traces=traces, budget=30,
+                        **QUIET)
+    is_copy = near_copy_filter([source])
+    assert not any(is_copy(r["prompt"]) for r in data.trajectories)
+    assert "trace_copies_skipped" in data.search
+
+
+def test_a_source_that_rejects_everything_runs_dry_and_says_so() -> None:
+    from whileai.simulations.generate.grid import build_grid
+    from whileai.simulations.generate.writer import TemplateWriter
+    from whileai.simulations.run.source import SituationSource
+    from whileai.simulations.spec import agent_spec
+
+    spec = agent_spec(tools=TOOLS, system_prompt=POLICY)
+    source = SituationSource(spec, build_grid(spec), TemplateWriter(), resolve_config({}),
+                             reject=lambda text: True)
+    assert source.next() is None
+    assert source.exhausted == "situations_exhausted"
+    assert source.stats["trace_copies_skipped"] > 0

@@ -18,6 +18,7 @@ from typing import Any
 from whileai.errors import ConfigError, SpecError
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, resolve_agent
+from whileai.simulations.generate.diversity import near_copy_filter
 from whileai.simulations.generate.grid import Cell, build_grid
 from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.generate.writer import TemplateWriter
@@ -134,18 +135,22 @@ def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
     return tuple(situations), k
 
 
-def _trace_dimensions(traces: object, spec: AgentSpec) -> dict[str, Sequence[str]]:
+def _trace_dimensions(
+    traces: object, spec: AgentSpec
+) -> tuple[dict[str, Sequence[str]], list[str]]:
+    """The grid axes the traces aim at, and the traces' asks (kept out of the rows)."""
     try:
-        ingest = importlib.import_module("whileai.simulations.ingest.dimensions")
-    except ImportError as exc:  # pragma: no cover - depends on the traces area
+        ingest = importlib.import_module("whileai.simulations.ingest")
+        aim = ingest.dimensions_from_traces
+    except (ImportError, AttributeError) as exc:  # pragma: no cover - the traces area
         raise NotImplementedError(
-            "simulate(traces=...) needs whileai.simulations.ingest.dimensions."
-            "dimensions_from_traces, which is not available in this build"
+            "simulate(traces=...) needs whileai.simulations.ingest.dimensions_from_traces, "
+            "which is not available in this build"
         ) from exc
-    dims: dict[str, Sequence[str]] = ingest.dimensions_from_traces(
-        traces, [t.to_openai() for t in spec.tools], spec.policy
-    )
-    return dims
+    rows: list[Any] = list(ingest.load_traces(traces))
+    dims: dict[str, Sequence[str]] = aim(rows, [t.to_openai() for t in spec.tools], spec.policy)
+    asks = [str(r.get("prompt") or "") for r in rows if isinstance(r, Mapping)]
+    return dims, asks
 
 
 def simulate(agent: object = None, **knobs: Any) -> SimulationData:
@@ -186,8 +191,11 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
                          rubric=str(knobs["rubric"]), notes=spec.notes)
     warnings: list[str] = []
     dimensions = dict(knobs.get("dimensions") or {})
+    reject = None
     if knobs.get("traces") is not None:
-        dimensions = {**_trace_dimensions(knobs["traces"], spec), **dimensions}
+        aimed, asks = _trace_dimensions(knobs["traces"], spec)
+        dimensions = {**aimed, **dimensions}
+        reject = near_copy_filter(asks)
     grid = build_grid(spec, dimensions or None)
     tasks, task_k = (None, None)
     if knobs.get("tasks") is not None:
@@ -207,7 +215,7 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
     result = run(RunInputs(
         spec=spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
         grader=grader, output=knobs.get("output"), tasks=tasks, task_repeats=task_k,
-        warnings=tuple(warnings),
+        warnings=tuple(warnings), reject=reject,
     ))
     for owned in (rollout_agent if isinstance(agent, str) or agent is None else None,
                   writer if not isinstance(writer, TemplateWriter) else None):

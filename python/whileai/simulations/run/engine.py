@@ -49,6 +49,7 @@ class RunInputs:
     tasks: tuple[Situation, ...] | None = None
     task_repeats: int | None = None
     warnings: tuple[str, ...] = ()
+    reject: Callable[[str], bool] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -139,7 +140,8 @@ def run(inputs: RunInputs) -> RunResult:
     """Play the run to its stop; see the module docstring."""
     cfg = inputs.cfg
     repeats = inputs.task_repeats if inputs.task_repeats and not cfg.repeats_given else cfg.repeats
-    source = SituationSource(inputs.spec, inputs.grid, inputs.writer, cfg, tasks=inputs.tasks)
+    source = SituationSource(inputs.spec, inputs.grid, inputs.writer, cfg, tasks=inputs.tasks,
+                             reject=inputs.reject)
     alloc = Allocator(repeats=repeats, probe=cfg.probe, adaptive=cfg.repeat_policy == "adaptive")
     reproducible = cfg.reproducible or cfg.concurrency == 1
     trajectories: list[dict[str, Any]] = []

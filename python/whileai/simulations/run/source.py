@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from whileai import _backend
@@ -73,6 +73,7 @@ class SituationSource:
         cfg: RunConfig,
         *,
         tasks: Sequence[Situation] | None = None,
+        reject: Callable[[str], bool] | None = None,
     ) -> None:
         self.spec, self.grid, self.writer, self.cfg = spec, grid, writer, cfg
         self.queue: deque[Drawn] = deque(
@@ -85,7 +86,10 @@ class SituationSource:
         self.anchors: deque[list[int]] = deque(maxlen=ANCHORS)
         self.visits: dict[str, int] = {}
         self.exhausted: str | None = None
+        self.reject = reject
         self.stats = {"candidates": 0, "coverage_fills": 0, "duplicates_skipped": 0}
+        if reject is not None:
+            self.stats["trace_copies_skipped"] = 0
         self._dry = 0
 
     def next(self) -> Drawn | None:
@@ -160,6 +164,9 @@ class SituationSource:
             self.exhausted = "situations_exhausted"
 
     def _fresh(self, text: str) -> bool:
+        if self.reject is not None and self.reject(text):
+            self.stats["trace_copies_skipped"] += 1
+            return False
         if not self.cfg.unique:
             return True
         return _backend.hash64(text) not in self.seen
