@@ -277,3 +277,43 @@ def test_a_source_that_rejects_everything_runs_dry_and_says_so() -> None:
     assert source.next() is None
     assert source.exhausted == "situations_exhausted"
     assert source.stats["trace_copies_skipped"] > 0
+
+
+def test_an_agent_object_that_carries_tools_and_prompt_needs_no_more() -> None:
+    class Carrier:
+        tools = TOOLS
+        system_prompt = POLICY
+
+        def run(self, situation: Any, *, world: Any, seed: int) -> dict[str, Any]:
+            return {"steps": [], "final_text": "ok"}
+
+    data = zps.simulate(Carrier(), budget=3, **QUIET)
+    assert len(data) == 3
+    assert data.trajectories[0]["messages"][0]["content"] == POLICY
+    assert {r["scenario_dimensions"]["tool"] for r in data.trajectories} <= {
+        "get_order", "cancel_order", "unrelated", "multi_tool"}
+
+
+def test_progress_line_on_a_tty_only() -> None:
+    import io
+
+    from whileai.simulations.run.engine import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = Progress(10, enabled=True, stream=stream)
+        bar.update(4, force=True)
+        bar.finish(10)
+    assert "simulate: 4/10 rows" in tty.getvalue()
+    assert "simulate: 10/10 rows" in tty.getvalue()
+    assert "ETA" in tty.getvalue()
+    assert pipe.getvalue() == ""
+    silent = Tty()
+    off = Progress(10, enabled=False, stream=silent)
+    off.update(5, force=True)
+    off.finish(5)
+    assert silent.getvalue() == ""

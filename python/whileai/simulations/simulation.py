@@ -24,7 +24,7 @@ from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.generate.writer import TemplateWriter
 from whileai.simulations.run.config import RunConfig, resolve_config
 from whileai.simulations.run.engine import RunInputs, run
-from whileai.simulations.spec import AgentSpec, agent_spec
+from whileai.simulations.spec import AgentSpec, agent_spec, inspect
 from whileai.simulations.world.mock import World
 
 __all__ = ["simulate"]
@@ -185,6 +185,10 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
             )
     tools = knobs.get("tools")
     prompt = knobs.get("system_prompt", knobs.get("policy"))
+    if tools is None and prompt is None and knobs.get("spec") is None and agent is not None \
+            and not isinstance(agent, str):
+        carried = inspect(agent)  # an agent object that carries its own tools and prompt
+        tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
     spec = agent_spec(tools=tools, system_prompt=prompt, spec=knobs.get("spec"))
     if knobs.get("rubric"):
         spec = AgentSpec(tools=spec.tools, policy=spec.policy, situations=spec.situations,
