@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -56,9 +57,11 @@ class TemplateWriter:
         return _FOLLOW_UPS[stream.below(len(_FOLLOW_UPS))]
 
 
-def _verb(tool: ToolSpec) -> tuple[str, list[str]]:
+@functools.lru_cache(maxsize=1024)
+def _verb(tool: ToolSpec) -> tuple[str, tuple[str, ...]]:
+    """The verb phrase of a tool's ask and the rest of its name (cached per tool)."""
     words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", tool.name) if w]
-    lowered = [w.lower() for w in words]
+    lowered = tuple(w.lower() for w in words)
     for i, w in enumerate(lowered):
         if w in phrases.VERBS:
             return phrases.VERBS[w], lowered[:i] + lowered[i + 1 :]

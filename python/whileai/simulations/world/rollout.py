@@ -10,7 +10,6 @@ True
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -51,8 +50,9 @@ class RolloutContext:
         self.seed = seed
         self.situation = situation
         records = world_state.get("records") or {}
+        # World.call changes only a record's top-level fields, so a copy per record is enough
         self.records: dict[str, dict[str, Any]] = {
-            key: copy.deepcopy(dict(value)) for key, value in records.items()
+            key: dict(value) for key, value in records.items()
         }
         self.faults = [dict(f) for f in faults]
         self.calls: dict[str, int] = {}
