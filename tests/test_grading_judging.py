@@ -216,3 +216,49 @@ def test_numpy_scalars_are_numbers() -> None:
     assert out["judge_status"] == "ok"
     assert out["reward"] == 1.0
     assert out["markers"] == {"m": 0.5}
+
+
+def test_simulated_run_graded_by_judge_and_by_grader() -> None:
+    import whileai.simulations as zps
+    from whileai.simulations.verify import Includes
+
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_order",
+                "description": "Look up an order",
+                "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+            },
+        }
+    ]
+
+    def agent(message: str) -> dict:
+        return {
+            "steps": [
+                {
+                    "tool": "get_order",
+                    "arguments": {"order_id": "4412"},
+                    "result": {"status": "shipped"},
+                }
+            ],
+            "final_text": "Order 4412 shipped yesterday.",
+        }
+
+    data = zps.simulate(
+        agent,
+        tools=tools,
+        system_prompt="Help customers with orders.",
+        simulator=False,
+        budget=12,
+        progress=False,
+    )
+    scored = data.grade(judge=Includes("4412"))
+    assert isinstance(scored, ScoredData)
+    assert len(scored.passes()) == len(data.trajectories)
+    assert all("reward" not in r for r in data.trajectories)  # the run is untouched
+    assert data.pass_at.pass_at_1 is None
+    assert scored.pass_at.pass_at_1 == 1.0
+    evald = zps.evaluate(data, Includes("nope"), model="m")
+    assert {r["lineage"]["source"] for r in evald.rows} == {"eval"}
+    assert len(evald.failed_traces()) == len(data.trajectories)
