@@ -134,4 +134,9 @@ class SimulationData:
                 "no judge given and the LLM judge is unavailable: pass judge=callable "
                 "(row -> {'reward': 0 or 1}) or grader=callable"
             ) from exc
-        return llm.grade(self, rubric=rubric if rubric is not None else self.rubric, **kwargs)
+        chosen = rubric if rubric is not None else self.rubric
+        if chosen:
+            kwargs["rubric"] = chosen
+        report = llm.grade(self, **kwargs)
+        self._rows = None  # graded in place: rebuild the export view
+        return report
