@@ -19,6 +19,7 @@ __all__ = [
     "embed",
     "embed_counts",
     "hash64",
+    "select_diverse",
     "sign_flip_means",
     "splitmix64_stream",
     "tokenize",
@@ -44,6 +45,14 @@ def bootstrap_mean_diff(
     a: Sequence[float], b: Sequence[float], n_resamples: int, seed: int
 ) -> array[float]: ...
 def sign_flip_means(diffs: Sequence[float], n_perm: int, seed: int) -> array[float]: ...
+def select_diverse(
+    counts: Sequence[int],
+    dim: int,
+    k: int,
+    seed: int,
+    noise: float = 0.0,
+    selected: Sequence[int] | None = None,
+) -> list[int]: ...
 def within_group_scan(
     indptr: Sequence[int],
     indices: Sequence[int],

@@ -3,6 +3,8 @@
 //! around the kernel, and build the Python results (`list`, `array.array`).
 
 use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
+use std::borrow::Cow;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString};
 
@@ -103,22 +105,46 @@ fn str_arg<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<&'a Boun
         .map_err(|_| PyTypeError::new_err(format!("{what} must be str, got {}", type_name(obj))))
 }
 
-/// A list of texts, copied out as Rust strings. Lone surrogates cannot be part of a token, so
-/// they are read as U+FFFD (also a separator) and the tokens are those of the pure backend.
-fn texts_arg(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+/// A list of texts: every item checked to be a `str`, in order.
+fn checked_texts<'py>(texts: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyString>>> {
     if texts.is_instance_of::<PyString>() || !texts.hasattr("__iter__")? {
         return Err(PyTypeError::new_err(format!(
             "texts must be a list of str, got {}",
             type_name(texts)
         )));
     }
-    let items: Vec<Bound<'_, PyAny>> = texts.try_iter()?.collect::<PyResult<_>>()?;
+    let items: Vec<Bound<'py, PyAny>> = texts.try_iter()?.collect::<PyResult<_>>()?;
     let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let text = str_arg(item, &format!("texts[{i}]"))?;
-        out.push(text.to_string_lossy().into_owned());
+    for (i, item) in items.into_iter().enumerate() {
+        match item.cast_into::<PyString>() {
+            Ok(text) => out.push(text),
+            Err(err) => {
+                let item = err.into_inner();
+                return Err(PyTypeError::new_err(format!(
+                    "texts[{i}] must be str, got {}",
+                    type_name(&item)
+                )));
+            }
+        }
     }
     Ok(out)
+}
+
+/// A list of texts, checked as [`checked_texts`] does and copied out as Rust strings (lone
+/// surrogates read as U+FFFD, see [`text_views`]).
+fn texts_arg(texts: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let texts = checked_texts(texts)?;
+    Ok(text_views(&texts)
+        .into_iter()
+        .map(Cow::into_owned)
+        .collect())
+}
+
+/// The UTF-8 views of checked texts, borrowed (not copied) while `texts` lives. Lone
+/// surrogates cannot be part of a token, so such a text is read with U+FFFD in their place
+/// (also a separator) and its tokens are those of the pure backend.
+fn text_views<'a>(texts: &'a [Bound<'_, PyString>]) -> Vec<Cow<'a, str>> {
+    texts.iter().map(|t| t.to_string_lossy()).collect()
 }
 
 /// The embedding dim: an int >= 1. A dim too large to allocate is a `MemoryError`.
@@ -267,11 +293,12 @@ fn embed<'py>(
     texts: &Bound<'py, PyAny>,
     dim: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let texts = texts_arg(texts)?;
+    let texts = checked_texts(texts)?;
     let dim = match dim {
         Arg::Given(dim) => dim_arg(&dim, texts.len())?,
         Arg::Absent => 256,
     };
+    let texts = text_views(&texts);
     let len = texts.len() * dim;
     let zero = 0.0f64.into_pyobject(py)?.into_any();
     if let Some((array, address)) = array_for_kernel::<f64>(py, "d", zero, len)? {
@@ -295,11 +322,12 @@ fn embed_counts<'py>(
     texts: &Bound<'py, PyAny>,
     dim: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let texts = texts_arg(texts)?;
+    let texts = checked_texts(texts)?;
     let dim = match dim {
         Arg::Given(dim) => dim_arg(&dim, texts.len())?,
         Arg::Absent => 256,
     };
+    let texts = text_views(&texts);
     let len = texts.len() * dim;
     let zero = 0i64.into_pyobject(py)?.into_any();
     if let Some((array, address)) = array_for_kernel::<i64>(py, "q", zero, len)? {
@@ -341,6 +369,7 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_flip_means, m)?)?;
     m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
     m.add_class::<NgramIndex>()?;
+    m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
     Ok(())
 }
 
@@ -641,4 +670,82 @@ impl NgramIndex {
         let rebuild = slf.get_type().getattr("from_bytes")?;
         Ok((rebuild, (slf.borrow().to_bytes(py),)))
     }
+}
+
+fn default_float(value: f64) -> Py<PyAny> {
+    Python::attach(|py| pyo3::types::PyFloat::new(py, value).into_any().unbind())
+}
+
+/// Pick up to `k` candidates, each the farthest (cosine) from everything chosen so far.
+#[pyfunction]
+#[pyo3(signature = (counts, dim, k, seed, noise = default_float(0.0), selected = None),
+       text_signature = "(counts, dim, k, seed, noise=0.0, selected=None)")]
+fn select_diverse(
+    py: Python<'_>,
+    counts: &Bound<'_, PyAny>,
+    dim: &Bound<'_, PyAny>,
+    k: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+    noise: Py<PyAny>,
+    selected: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<usize>> {
+    // The pure backend's order: dim, k (type), seed, k (value), noise, counts, selected.
+    require_int(dim, "dim")?;
+    if dim.lt(1)? {
+        return Err(PyValueError::new_err(format!(
+            "dim must be at least 1, got {}",
+            formatted(dim)?
+        )));
+    }
+    require_int(k, "k")?;
+    let seed = seed_arg(seed, "seed")?;
+    if k.lt(0)? {
+        return Err(PyValueError::new_err(format!(
+            "k must be at least 0, got {}",
+            formatted(k)?
+        )));
+    }
+    // More picks than candidates simply returns every candidate.
+    let k = k.extract::<usize>().unwrap_or(usize::MAX);
+    let noise = py
+        .import("builtins")?
+        .getattr("float")?
+        .call1((noise.bind(py),))?;
+    let noise_value: f64 = noise.extract()?;
+    if noise_value.is_nan() || noise_value < 0.0 || noise_value.is_infinite() {
+        return Err(PyValueError::new_err(format!(
+            "noise must be a finite number >= 0, got {}",
+            noise.str()?
+        )));
+    }
+    let counts = int_buffer(counts)?;
+    let dim_text = formatted(dim)?;
+    // A dim beyond any buffer length: only an empty buffer divides evenly.
+    let dim = dim.extract::<usize>().unwrap_or(usize::MAX);
+    if counts.len() % dim != 0 {
+        return Err(PyValueError::new_err(format!(
+            "counts has {} values, not a multiple of dim={dim_text}",
+            counts.len()
+        )));
+    }
+    let n = counts.len() / dim;
+    let mut anchors = Vec::new();
+    if let Some(selected) = selected {
+        if selected.is_truthy()? {
+            for (pos, item) in selected.try_iter()?.enumerate() {
+                let item = item?;
+                require_int(&item, &format!("selected[{pos}]"))?;
+                match item.extract::<usize>() {
+                    Ok(index) if index < n => anchors.push(index),
+                    _ => {
+                        return Err(PyValueError::new_err(format!(
+                            "selected[{pos}] = {} is out of range for {n} candidates",
+                            formatted(&item)?
+                        )))
+                    }
+                }
+            }
+        }
+    }
+    Ok(py.detach(|| crate::select::select_diverse(&counts, dim, k, seed, noise_value, &anchors)))
 }

@@ -7,6 +7,7 @@ pub mod hash;
 pub mod ngram;
 pub mod rng;
 pub mod scan;
+pub mod select;
 pub mod tokenize;
 pub mod unicode_data;
 

@@ -1,0 +1,89 @@
+"""Diversity selection on both backends: identical picks (ties, noise, anchors) and errors."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(
+    deadline=None, max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> tuple[Any, ...]:
+    """Small count matrices with many exact ties and zero rows."""
+    dim = draw(st.integers(1, 6))
+    n = draw(st.integers(0, 12))
+    counts = draw(st.lists(st.integers(-2, 3), min_size=n * dim, max_size=n * dim))
+    k = draw(st.integers(0, n + 2))
+    seed = draw(st.integers(-(2**70), 2**70))
+    noise = draw(st.sampled_from([0.0, -0.0, 0.05, 1.0, 1e-12]))
+    selected = draw(st.one_of(st.none(), st.lists(st.integers(0, max(n - 1, 0)), max_size=3)))
+    if n == 0:
+        selected = None
+    return array("q", counts), dim, k, seed, noise, selected
+
+
+def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
+    try:
+        return "ok", call()
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+
+
+def same(both: tuple[ModuleType, ModuleType], *args: Any) -> None:
+    native, pure = both
+    assert outcome(lambda: native.select_diverse(*args)) == outcome(
+        lambda: pure.select_diverse(*args)
+    )
+
+
+@SETTINGS
+@given(problem=problems())
+def test_picks_match(
+    both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
+) -> None:
+    same(both_backends, *problem)
+
+
+@SETTINGS
+@given(
+    problem=problems(),
+    which=st.integers(1, 5),
+    junk=st.sampled_from([-1, 0, 10**30, 2.5, float("nan"), float("inf"), True, None, "x"]),
+)
+def test_bad_arguments_raise_the_same_error(
+    both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...], which: int, junk: Any
+) -> None:
+    args = list(problem)
+    args[which] = [junk] if which == 5 else junk
+    same(both_backends, *args)
+
+
+def test_embedded_texts_pick_the_odd_ones_out(backend: ModuleType) -> None:
+    texts = ["refund my order", "refund my order please", "where is my parcel", "reset password"]
+    counts = backend.embed_counts(texts, 64)
+    picks = backend.select_diverse(counts, 64, 3, 0)
+    assert picks[0] == 0  # all distances start equal: the lowest index wins
+    assert 1 not in picks  # the near-duplicate of the first pick is never preferred
+    # "reset password" shares no word with the anchors; "where is my parcel" shares "my".
+    assert backend.select_diverse(counts, 64, 2, 0, 0.0, [0, 1]) == [3, 2]
+
+
+def test_errors_say_what_is_wrong(backend: ModuleType) -> None:
+    counts = array("q", [1, 0, 0, 1])
+    with pytest.raises(ValueError, match="not a multiple of dim=3"):
+        backend.select_diverse(counts, 3, 1, 0)
+    with pytest.raises(ValueError, match=r"selected\[1\] = 7 is out of range for 2 candidates"):
+        backend.select_diverse(counts, 2, 1, 0, 0.0, [0, 7])
+    with pytest.raises(ValueError, match="noise must be a finite number >= 0, got nan"):
+        backend.select_diverse(counts, 2, 1, 0, float("nan"))
+    with pytest.raises(TypeError, match="k must be an int, got float"):
+        backend.select_diverse(counts, 2, 1.0, 0)
