@@ -50,16 +50,20 @@ def test_grade_judge_copies_grader_in_place() -> None:
         data.grade(judge=lambda r: {"reward": 1}, grader=lambda r: {"reward": 1})
 
 
-def test_grade_without_a_judge_needs_the_llm_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grade_without_a_judge_goes_to_the_llm_judge(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 
+    monkeypatch.delenv("WHILEAI_JUDGE", raising=False)
+    data = run(budget=2)
     try:
         importlib.import_module("whileai.simulations.score.llm_judge")
     except ImportError:
         with pytest.raises(JudgeError, match="pass judge="):
-            run(budget=2).grade()
-    else:
-        pytest.skip("the LLM judge exists; its own tests cover grade() without a judge")
+            data.grade()
+    else:  # no judge model configured: the LLM judge says how to configure one
+        with pytest.raises(ConfigError, match="WHILEAI_JUDGE"):
+            data.grade()
+    assert not any("reward" in r for r in data.trajectories)
 
 
 @pytest.mark.parametrize("mode", ["explore", "sft", "rl", "adaptive"])
