@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
@@ -34,6 +34,11 @@ _FOLLOW_UPS = (
     "Can you double-check that for me?",
     "Is there anything else you need from me?",
     "So is it done now?",
+)
+_FUNCTION_WORDS = frozenset(
+    "with before after that this from have must should only when then them they their your "
+    "will been were into than also each such does which what about other there these those "
+    "where while would could shall being very more most some any every upon".split()
 )
 _ARTICLES = re.compile(r"\b(the|a|an|please|just|really|so|that)\b\s*", re.IGNORECASE)
 
@@ -110,7 +115,7 @@ def _task_words(spec: AgentSpec, draft: Draft, tool_name: str, pick: Draw) -> di
         elif "email" in name:
             detail += f" (my email is {value})"
         elif "reason" in name:
-            detail += f" because of {value}"
+            detail += f" (reason: {value})"
         else:
             detail += f" with {_words(p.name)} {value}"
     return {"action": action, "thing": thing, "detail": detail}
@@ -136,11 +141,12 @@ def _core(draft: Draft, pick: Draw) -> str:
 
 
 def _topic(clause: str, pick: Draw) -> str:
-    words = [w for w in _backend.tokenize(clause) if len(w) > 3 and not w.isdigit()]
+    words = [w for w in _backend.tokenize(clause)
+             if len(w) > 3 and not w.isdigit() and w not in _FUNCTION_WORDS]
     if not words:
         return "this rule"
-    start = pick.below(max(1, len(words) - 2))
-    return " ".join(words[start : start + 3])
+    start = pick.below(max(1, len(words) - 1))
+    return " ".join(words[start : start + 2])
 
 
 def _typing(text: str, typing: str, pick: Draw) -> str:
@@ -187,5 +193,14 @@ def render(draft: Draft) -> str:
     clause = one(phrases.CLAUSE).format(topic=_topic(cell.clause, pick)) if cell.clause else ""
     parts = [one(phrases.OPENERS.get(tone, ("",))), *before, core, *after, stance, clause,
              one(phrases.CLOSERS.get(tone, ("",)))]
-    text = " ".join(p for p in parts if p)
-    return _typing(text, cell.value("typing"), pick)
+    return _typing(_join(p for p in parts if p), cell.value("typing"), pick)
+
+
+def _join(parts: Iterable[str]) -> str:
+    """Join sentences; after an opener ending in a comma, the next one starts in lower case."""
+    out: list[str] = []
+    for part in parts:
+        if out and out[-1].endswith(",") and not part.startswith(("I ", "I'")):
+            part = part[0].lower() + part[1:]
+        out.append(part)
+    return " ".join(out)
