@@ -35,11 +35,13 @@ _FOLLOW_UPS = (
     "Is there anything else you need from me?",
     "So is it done now?",
 )
-_FUNCTION_WORDS = frozenset(
-    "with before after that this from have must should only when then them they their your "
-    "will been were into than also each such does which what about other there these those "
-    "where while would could shall being very more most some any every upon".split()
-)
+_FUNCTION_WORDS = frozenset((
+    "with", "before", "after", "that", "this", "from", "have", "must", "should", "only", "when",
+    "then", "them", "they", "their", "your", "will", "been", "were", "into", "than", "also",
+    "each", "such", "does", "which", "what", "about", "other", "there", "these", "those",
+    "where", "while", "would", "could", "shall", "being", "very", "more", "most", "some", "any",
+    "every", "upon",
+))
 _ARTICLES = re.compile(r"\b(the|a|an|please|just|really|so|that)\b\s*", re.IGNORECASE)
 
 
