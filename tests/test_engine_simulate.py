@@ -317,3 +317,14 @@ def test_progress_line_on_a_tty_only() -> None:
     off.update(5, force=True)
     off.finish(5)
     assert silent.getvalue() == ""
+
+
+def test_the_embedder_knob_accepts_the_hash_family_only() -> None:
+    data = zps.simulate(echo, tools=TOOLS, budget=3, advanced={"embedder": "hash-v1:64"},
+                        **QUIET)
+    assert data.search["embedder"] == "hash-v1:64"
+    with pytest.raises(ConfigError, match="integer counts"):
+        zps.simulate(echo, tools=TOOLS, budget=3,
+                     advanced={"embedder": lambda texts: [[1.0] for _ in texts]}, **QUIET)
+    with pytest.raises(ConfigError, match="unknown embedder"):
+        zps.simulate(echo, tools=TOOLS, budget=3, advanced={"embedder": "bert"}, **QUIET)

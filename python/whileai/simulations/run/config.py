@@ -70,6 +70,7 @@ class RunConfig:
     concurrency: int = 32
     stop_grace: float = 5.0
     embedder: str = "hash"
+    embed_dim: int = 256
     seed: int = 0
     avg_turns: int = 12
     probe: int = 2
@@ -103,6 +104,20 @@ def _canonical(knobs: Mapping[str, Any]) -> dict[str, Any]:
         if value is not None or name not in out:
             out[name] = value
     return out
+
+
+def _embed_dim(spec: object) -> int:
+    """Selection needs exact integer counts, so only the hash embedder family is accepted."""
+    from whileai.simulations.generate.embedders import resolve_embedder
+
+    embedder = resolve_embedder(spec)
+    dim = getattr(embedder, "dim", None)
+    if not hasattr(embedder, "counts") or not isinstance(dim, int):
+        raise ConfigError(
+            f"advanced['embedder'] = {spec!r}: prompt selection needs the hash embedder's "
+            "integer counts; use 'hash' or 'hash-v1:<dim>'"
+        )
+    return dim
 
 
 def resolve_config(knobs: Mapping[str, Any]) -> RunConfig:
@@ -165,6 +180,7 @@ def resolve_config(knobs: Mapping[str, Any]) -> RunConfig:
     stop_grace = adv["stop_grace"]
     if isinstance(stop_grace, bool) or not isinstance(stop_grace, int | float) or stop_grace < 0:
         raise ConfigError(f"advanced['stop_grace'] must be seconds >= 0, got {stop_grace!r}")
+    embed_dim = _embed_dim(adv["embedder"])
     return RunConfig(
         mode=mode,
         phrasings=n_default if phrasings is None else _positive_int("phrasings", phrasings),
@@ -183,6 +199,7 @@ def resolve_config(knobs: Mapping[str, Any]) -> RunConfig:
         concurrency=_positive_int("advanced['concurrency']", adv["concurrency"]),
         stop_grace=float(stop_grace),
         embedder=str(adv["embedder"]),
+        embed_dim=embed_dim,
         seed=seed,
         avg_turns=_positive_int("advanced['avg_turns']", adv["avg_turns"]),
         probe=_positive_int("advanced['probe']", adv["probe"]),

@@ -274,7 +274,7 @@ def _report(
         "agent": getattr(inputs.agent, "name", type(inputs.agent).__name__),
         "fault_rate": inputs.cfg.fault_rate,
         "faulted_rows": sum(1 for r in rows if r.get("faults")),
-        "embedder": inputs.cfg.embedder,
+        "embedder": f"hash-v1:{inputs.cfg.embed_dim}",
         "kernel_backend": _backend.KERNEL_BACKENDS.get("select_diverse", "python"),
         "elapsed_seconds": round(elapsed, 3),
         **source.stats,

@@ -143,7 +143,8 @@ class SituationSource:
         self.stats["candidates"] += len(texts)
         unit = _backend.hash64(f"batch|{self.slot}")
         chosen, fills, kept = pick_per_group(texts, groups, anchor_counts=list(self.anchors),
-                                             seed=(cfg.seed ^ unit) & ((1 << 63) - 1))
+                                             seed=(cfg.seed ^ unit) & ((1 << 63) - 1),
+                                             dim=cfg.embed_dim)
         self.stats["coverage_fills"] += len(fills)
         fill_set = set(fills)
         added = 0
