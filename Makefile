@@ -20,7 +20,7 @@ build: $(BIN)/.ready
 demo: build
 	$(BIN)/whileai demo
 
-rust-check:
+rust-check: build
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --all-targets --features python -- -D warnings

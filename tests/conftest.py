@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -37,12 +36,13 @@ def both_backends() -> tuple[ModuleType, ModuleType]:
 
 
 @pytest.fixture(autouse=True)
-def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _private_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test writes to the real home directory."""
     home = tmp_path_factory.mktemp("whileai-home")
     monkeypatch.setenv("WHILEAI_HOME", str(home))
     monkeypatch.setenv("HOME", str(home))
-    yield
 
 
 @pytest.fixture
