@@ -26,7 +26,7 @@ from typing import Any
 from whileai import _backend
 from whileai.errors import SpecError
 from whileai.simulations.export.checklist import has_cell_metadata
-from whileai.simulations.export.template import render_module, render_pyproject
+from whileai.simulations.export.template import render_backend, render_module, render_pyproject
 from whileai.simulations.export.wire import reject_unknown, tool_schemas
 from whileai.simulations.io import write_jsonl
 from whileai.simulations.rows import scrub, task_key
@@ -239,6 +239,11 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
     world_ref = reference_of(knobs.get("world") or DEFAULT_WORLD, "world")
     holdout = float(knobs.get("holdout", 0.2))
     rows = as_rows(data_or_rows)
+    if system_prompt is None:  # a graded run keeps the chat: its leading system message
+        first = next((r["messages"][0] for r in rows if isinstance(r.get("messages"), list)
+                      and r["messages"]), None)
+        if isinstance(first, Mapping) and first.get("role") == "system":
+            system_prompt = first.get("content")
     target = Path(path)
     module = _module_name(target, knobs.get("name"))
     report: dict[str, Any] = {
@@ -268,6 +273,11 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
                    "learns to call nothing. Export rows from simulate() or pass reward=.")
         report["warnings"].append(message)
         warnings.warn(message, UserWarning, stacklevel=2)
+    if not tool_schemas(tools):
+        message = ("export_environment: no tool schemas (rows do not carry them); pass tools= "
+                   "or the SimulationData itself, or the environment offers the policy no tools")
+        report["warnings"].append(message)
+        warnings.warn(message, UserWarning, stacklevel=2)
     spec = {"name": module, "system_prompt": system_prompt, "tools": tool_schemas(tools),
             "max_turns": int(knobs.get("max_turns", 10)), "reward": reward_ref,
             "world": world_ref, "splits": {"train": "data/train.jsonl",
@@ -279,6 +289,7 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
     (package / "spec.json").write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n")
     (package / "__init__.py").write_text(render_module(module))
     (target / "pyproject.toml").write_text(render_pyproject(module.replace("_", "-"), module))
+    (target / "whileai_build.py").write_text(render_backend(module.replace("_", "-"), module))
     (target / "README.md").write_text(_readme(module, spec, report))
     return report
 
