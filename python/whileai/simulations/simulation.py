@@ -75,7 +75,8 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
 
 def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Writer,
                    execute: Callable[..., Any] | None) -> RolloutAgent:
-    kwargs: dict[str, Any] = {}
+    """A model spec (or None: the configured model) goes through the backends; the rest
+    through ``generate.agents.resolve_agent``. A model agent gets the writer for later turns."""
     if agent is None or isinstance(agent, str):
         try:
             backends = importlib.import_module("whileai.simulations.generate.backends")
@@ -90,7 +91,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
         if model is None:
             resolve_agent(None)  # raises the "no agent" ConfigError
         agent = model
-    resolved = resolve_agent(agent, **kwargs)
+    resolved = resolve_agent(agent)
     if hasattr(resolved, "writer") and getattr(resolved, "writer", None) is None:
         resolved.writer = writer
     return resolved
