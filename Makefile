@@ -13,6 +13,11 @@ $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip "maturin>=1.5,<2"
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras $(EXTRAS)
+	# export tests against the real consumers: trl's data utilities (no torch: trl with --no-deps)
+	# and verifiers (the rl extra; Python >= 3.11)
+	$(BIN)/python -m pip install --quiet "datasets>=4.7" transformers jinja2 tokenizers \
+		"verifiers>=0.4; python_version >= '3.11'"
+	$(BIN)/python -m pip install --quiet --no-deps trl
 	touch $@
 
 build: $(BIN)/.ready
