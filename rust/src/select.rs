@@ -1,14 +1,9 @@
 //! Diversity selection (docs/kernels.md): greedy farthest-point choice over hash-embedding
 //! counts. Cosine similarity comes from exact integer dot products and squared norms, then the
-//! same few float operations as the pure backend, so picks are identical in both. Each pick
-//! updates every candidate's nearest distance in parallel (candidates are independent).
-
-use rayon::prelude::*;
+//! same few float operations as the pure backend, so picks are identical in both. Dots come
+//! from sparse columns, so a pick costs the number of entries sharing a bucket with it.
 
 use crate::rng::Stream;
-
-// Candidates per rayon task when updating distances after a pick.
-const MIN_CANDIDATES_PER_TASK: usize = 512;
 
 /// `dot / sqrt(float(norm_a * norm_b))` with the integers exact (as Python computes it).
 #[inline]
@@ -36,10 +31,27 @@ pub fn select_diverse(
     anchors: &[usize],
 ) -> Vec<usize> {
     let n = counts.len() / dim;
-    let row = |i: usize| &counts[i * dim..(i + 1) * dim];
-    let norms: Vec<i128> = (0..n)
-        .into_par_iter()
-        .map(|i| row(i).iter().map(|&c| i128::from(c) * i128::from(c)).sum())
+    if n == 0 {
+        return Vec::new();
+    }
+    // Sparse rows and columns: every dot product is an exact integer sum over shared buckets.
+    let mut rows: Vec<Vec<(usize, i128)>> = Vec::with_capacity(n);
+    let mut columns: Vec<Vec<(usize, i128)>> = vec![Vec::new(); dim];
+    for (i, row) in counts.chunks_exact(dim).enumerate() {
+        let nonzero: Vec<(usize, i128)> = row
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c != 0)
+            .map(|(b, &c)| (b, i128::from(c)))
+            .collect();
+        for &(b, c) in &nonzero {
+            columns[b].push((i, c));
+        }
+        rows.push(nonzero);
+    }
+    let norms: Vec<i128> = rows
+        .iter()
+        .map(|row| row.iter().map(|&(_, c)| c * c).sum())
         .collect();
     let jitter: Vec<f64> = (0..n)
         .map(|i| {
@@ -59,34 +71,30 @@ pub fn select_diverse(
         }
     }
     let mut nearest = vec![1.0f64; n];
+    let mut dots = vec![0i128; n];
 
-    let absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64]| {
+    // Fold one chosen row into every open candidate's nearest distance.
+    let mut absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64]| {
+        dots.fill(0);
+        for &(b, c) in &rows[pick] {
+            for &(j, cj) in &columns[b] {
+                dots[j] += c * cj;
+            }
+        }
         let pnorm = norms[pick];
-        let nonzero: Vec<(usize, i128)> = row(pick)
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c != 0)
-            .map(|(b, &c)| (b, i128::from(c)))
-            .collect();
-        nearest
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(MIN_CANDIDATES_PER_TASK)
-            .for_each(|(j, near)| {
-                if chosen[j] {
-                    return;
-                }
-                let distance = if pnorm == 0 || norms[j] == 0 {
-                    1.0
-                } else {
-                    let other = row(j);
-                    let dot: i128 = nonzero.iter().map(|&(b, c)| c * i128::from(other[b])).sum();
-                    1.0 - cosine(dot, pnorm, norms[j])
-                };
-                if distance < *near {
-                    *near = distance;
-                }
-            });
+        for j in 0..n {
+            if chosen[j] {
+                continue;
+            }
+            let distance = if pnorm == 0 || norms[j] == 0 {
+                1.0
+            } else {
+                1.0 - cosine(dots[j], pnorm, norms[j])
+            };
+            if distance < nearest[j] {
+                nearest[j] = distance;
+            }
+        }
     };
 
     for &a in &order {
