@@ -272,3 +272,25 @@ def test_installed_package_loads_with_verifiers_and_scores(
     assert listed == ["get_order", "refund_order"]
     assert json.loads(hit)["data"] == task.data.info["world_state"]["records"][order]
     assert json.loads(miss)["status"] == "not_found"
+
+
+def echo_execute(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A module-level execute: answers every call itself instead of the mock world."""
+    return {"status": "ok", "echo": tool, "arguments": arguments}
+
+
+def test_load_environment_with_execute_and_reward_overrides(graded: Any, tmp_path: Path) -> None:
+    pytest.importorskip("verifiers.v1")
+    folder = tmp_path / "exec-env"
+    zps.export_environment(graded, folder, holdout=0.3, tools=TOOLS)
+    taskset = zps.load_environment(folder, split="train", execute=echo_execute,
+                                   reward=no_planted_mistake)
+    task = next(iter(taskset))
+    toolset = type(task).toolsets(task.config)[0]
+    answer = json.loads(toolset.call("get_order", {"order_id": "1"}))
+    assert answer == {"status": "ok", "echo": "get_order", "arguments": {"order_id": "1"}}
+    assert toolset.spec["reward"] == f"{__name__}:no_planted_mistake"
+    with pytest.raises(SpecError, match=r"no spec\.json"):
+        zps.load_environment(tmp_path / "missing")
+    with pytest.raises(TypeError, match="valid ones are"):
+        zps.load_environment(folder, splits="train")
