@@ -157,7 +157,7 @@ def _classes(spec_path: Path | None, spec: dict[str, Any], module: str) -> Simpl
 
     class WhileaiTaskset(vf.Taskset[WhileaiTask, WhileaiTasksetConfig]):  # type: ignore[misc]
         def load(self) -> Iterator[Any]:
-            split = self.config.split
+            split = getattr(self.config, "split", "train")
             if split not in spec.get("splits", {}) or root is None:
                 raise ValueError(f"split {split!r}: this environment has splits "
                                  f"{sorted(spec.get('splits', {}))}")
