@@ -37,14 +37,3 @@ def test_module_examples(name: str) -> None:
     assert result.failed == 0
     assert result.attempted > 0
 
-
-def test_docs_engine_examples_run() -> None:
-    import re
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[1] / "docs" / "engine.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert len(blocks) == 3
-    namespace: dict[str, object] = {}
-    for block in blocks:
-        exec(compile(block, "docs/engine.md", "exec"), namespace)
