@@ -95,3 +95,23 @@ def test_index_pickles_and_keeps_answers(backend: ModuleType) -> None:
     assert again.scan(probe) == index.scan(probe)
     assert list(again.exact(probe)) == [-1, 1]
     assert (again.n, again.size) == (3, 2)
+
+
+def test_golden_vectors(backend: ModuleType) -> None:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "golden" / "ngram.json"
+    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) == 4
+    for case in cases:
+        index = backend.NgramIndex(case["evals"], case["n"])
+        best, covered, total, shared = index.scan(case["probes"])
+        assert (list(best), list(covered), list(total)) == (
+            case["best"],
+            case["covered"],
+            case["total"],
+        )
+        assert shared == case["shared"]
+        assert list(index.exact(case["probes"])) == case["exact"]
+        assert index.to_bytes().hex() == case["state_hex"]

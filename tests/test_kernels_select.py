@@ -87,3 +87,14 @@ def test_errors_say_what_is_wrong(backend: ModuleType) -> None:
         backend.select_diverse(counts, 2, 1, 0, float("nan"))
     with pytest.raises(TypeError, match="k must be an int, got float"):
         backend.select_diverse(counts, 2, 1.0, 0)
+
+
+def test_golden_vectors(backend: ModuleType) -> None:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "golden" / "select.json"
+    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) == 3
+    for case in cases:
+        assert backend.select_diverse(*case["args"]) == case["picks"]

@@ -1,4 +1,4 @@
-"""Write the golden vectors of the ported kernels: ``tests/golden/{resample,scan}.json``.
+"""Write the golden vectors of the ported kernels (resample, scan, ngram, select) as JSON.
 
 Values come from the pure-Python reference (docs/kernels.md). pytest checks both backends
 against them and ``cargo test`` (rust/tests/golden_kernels.rs) checks the Rust kernels. Floats
@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
 from whileai._pure import bootstrap, scan  # noqa: E402
+from whileai._pure.embed import embed_counts  # noqa: E402
+from whileai._pure.ngram import NgramIndex  # noqa: E402
+from whileai._pure.select import select_diverse  # noqa: E402
 
 OUT = ROOT / "tests/golden"
 MASK64 = (1 << 64) - 1
@@ -76,9 +79,68 @@ def scan_cases() -> list[dict[str, Any]]:
     return cases
 
 
+EVALS = [
+    "Where is my order 4412? It was due yesterday.",
+    "注文を確認してください。注文番号は４４１２です",
+    "ΟΔΟΣ Σίσυφος went up the hill again",
+    "",
+    "reset my password please, the link expired",
+    "Where is my order 4412? It was due yesterday.",
+]
+PROBES = [
+    "hi, where is my order 4412? it was due",
+    "注文を確認して",
+    "Σίσυφος went up the hill",
+    "nothing shared here at all",
+    "RESET my password please the link expired!",
+    "",
+]
+
+
+def ngram_cases() -> list[dict[str, Any]]:
+    cases = []
+    for n in (1, 2, 3, 8):
+        index = NgramIndex(EVALS, n)
+        best, covered, total, shared = index.scan(PROBES)
+        cases.append(
+            {
+                "evals": EVALS,
+                "n": n,
+                "probes": PROBES,
+                "best": list(best),
+                "covered": list(covered),
+                "total": list(total),
+                "shared": shared,
+                "exact": list(index.exact(PROBES)),
+                "state_hex": index.to_bytes().hex(),
+            }
+        )
+    return cases
+
+
+def select_cases() -> list[dict[str, Any]]:
+    texts = EVALS + PROBES
+    cases = []
+    for dim, k, seed, noise, selected in [
+        (16, 5, 0, 0.0, []),
+        (64, 12, MASK64, 0.05, [0]),
+        (7, 4, 3, 0.5, [2, 2, 9]),
+    ]:
+        counts = list(embed_counts(texts, dim))
+        picks = select_diverse(counts, dim, k, seed, noise, selected)
+        cases.append({"args": [counts, dim, k, seed, noise, selected], "picks": picks})
+    return cases
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, cases in (("resample", resample_cases()), ("scan", scan_cases())):
+    named = [
+        ("resample", resample_cases()),
+        ("scan", scan_cases()),
+        ("ngram", ngram_cases()),
+        ("select", select_cases()),
+    ]
+    for name, cases in named:
         path = OUT / f"{name}.json"
         path.write_text(json.dumps({"cases": cases}, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {path.relative_to(ROOT)} ({len(cases)} cases)", file=sys.stderr)

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use whileai_core::{bootstrap, scan};
+use whileai_core::{bootstrap, ngram, scan, select};
 
 fn load(name: &str) -> Vec<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -102,5 +102,70 @@ fn scan_matches_the_pure_backend() {
         assert_eq!(to_bits(&rho), bits(&case["rho"]));
         assert_eq!(to_bits(&floor), bits(&case["floor"]));
         assert_eq!(support, ints(&case["support"]));
+    }
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn ngram_index_matches_the_pure_backend() {
+    let cases = load("ngram.json");
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        let evals = strings(&case["evals"]);
+        let probes = strings(&case["probes"]);
+        let index = ngram::NgramIndex::new(&evals, case["n"].as_u64().unwrap() as usize).unwrap();
+        let hits = index.scan(&probes);
+        let best: Vec<i64> = hits.iter().map(|h| h.best).collect();
+        let covered: Vec<i64> = hits.iter().map(|h| h.covered).collect();
+        let total: Vec<i64> = hits.iter().map(|h| h.total).collect();
+        assert_eq!(best, ints(&case["best"]));
+        assert_eq!(covered, ints(&case["covered"]));
+        assert_eq!(total, ints(&case["total"]));
+        let shared: Vec<Vec<String>> = case["shared"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(strings)
+            .collect();
+        assert_eq!(
+            hits.iter().map(|h| h.shared.clone()).collect::<Vec<_>>(),
+            shared
+        );
+        assert_eq!(index.exact(&probes), ints(&case["exact"]));
+        assert_eq!(hex(&index.to_bytes()), case["state_hex"].as_str().unwrap());
+    }
+}
+
+#[test]
+fn select_matches_the_pure_backend() {
+    let cases = load("select.json");
+    assert_eq!(cases.len(), 3);
+    for case in cases {
+        let a = case["args"].as_array().unwrap();
+        let anchors: Vec<usize> = ints(&a[5]).into_iter().map(|x| x as usize).collect();
+        let picks = select::select_diverse(
+            &ints(&a[0]),
+            a[1].as_u64().unwrap() as usize,
+            a[2].as_u64().unwrap() as usize,
+            seed(&a[3]),
+            a[4].as_f64().unwrap(),
+            &anchors,
+        );
+        let want: Vec<usize> = ints(&case["picks"])
+            .into_iter()
+            .map(|x| x as usize)
+            .collect();
+        assert_eq!(picks, want);
     }
 }
