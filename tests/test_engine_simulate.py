@@ -328,3 +328,21 @@ def test_the_embedder_knob_accepts_the_hash_family_only() -> None:
                      advanced={"embedder": lambda texts: [[1.0] for _ in texts]}, **QUIET)
     with pytest.raises(ConfigError, match="unknown embedder"):
         zps.simulate(echo, tools=TOOLS, budget=3, advanced={"embedder": "bert"}, **QUIET)
+
+
+def test_agent_output_json_cannot_hold_is_a_counted_drop(tmp_path: Path) -> None:
+    count = {"n": 0}
+
+    def odd(message: str) -> dict[str, Any]:
+        count["n"] += 1
+        result: object = object() if count["n"] == 2 else {"status": "ok"}
+        return {"steps": [{"tool": "get_order", "arguments": {}, "result": result}],
+                "final_text": "ok"}
+
+    path = tmp_path / "rows.jsonl"
+    data = zps.simulate(odd, tools=TOOLS, budget=4, output=path,
+                        advanced={"concurrency": 1}, **QUIET)
+    assert len(data) == 4
+    assert data.search["agent_errors"] == 1
+    assert "cannot be written as JSON" in data.search["first_agent_error"]
+    assert len(path.read_text().splitlines()) == 4

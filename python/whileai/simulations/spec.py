@@ -257,7 +257,9 @@ def load_spec(path: str | Path) -> dict[str, Any]:
     if isinstance(data, list):
         data = {"tools": data}
     if not isinstance(data, dict):
-        raise SpecError(f"{json_path}: expected a JSON object with 'tools', got a {type(data)}")
+        raise SpecError(
+            f"{json_path}: expected a JSON object with 'tools', got {type(data).__name__}"
+        )
     if rubric_path.is_file() and "rubric" not in data:
         data["rubric"] = rubric_path.read_text(encoding="utf-8")
     if policy_path.is_file() and not (data.get("policy") or data.get("system_prompt")):

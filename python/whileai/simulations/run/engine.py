@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from whileai import _backend
+from whileai.errors import RowError
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
@@ -171,6 +172,11 @@ def run(inputs: RunInputs) -> RunResult:
 
     def land(job: Job, row: dict[str, Any] | None, error: str | None) -> None:
         nonlocal lost, first_error, committed
+        if row is not None and appender is not None:
+            try:
+                appender.append(export_row(row))
+            except RowError as exc:  # the agent put something in the row JSON cannot hold
+                row, error = None, f"agent output cannot be written as JSON: {exc}"
         if row is None:
             lost += 1
             committed -= 1
@@ -179,8 +185,6 @@ def run(inputs: RunInputs) -> RunResult:
             return
         trajectories.append(row)
         alloc.land(job, _signature(row, inputs.grader is not None), row)
-        if appender is not None:
-            appender.append(export_row(row))
         progress.update(len(trajectories))
 
     try:
