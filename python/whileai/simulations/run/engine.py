@@ -121,9 +121,12 @@ def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | Non
             output = checked_output(raw)
         except Exception as exc:  # the agent's own failure: the rollout is dropped and counted
             return None, f"{type(exc).__name__}: {exc}"
-    row = build_row(situation, output, fired=ctx.fired, rollout_index=job.rollout_index,
-                    arm=job.arm, reason=job.group.reason,
-                    system_prompt=inputs.spec.policy, seed=cfg.seed)
+    try:
+        row = build_row(situation, output, fired=ctx.fired, rollout_index=job.rollout_index,
+                        arm=job.arm, reason=job.group.reason,
+                        system_prompt=inputs.spec.policy, seed=cfg.seed)
+    except Exception as exc:  # odd content in the agent's steps: dropped and counted
+        return None, f"row could not be built from the agent output: {type(exc).__name__}: {exc}"
     if inputs.grader is not None:
         from whileai.simulations.score.judging import judge_row
 
