@@ -39,41 +39,47 @@ def pick_per_group(
 
     ``groups[i]`` is the task slot of ``texts[i]`` (0..g-1). Anchors (earlier asks) repel;
     pass them as texts or, cheaper, as their hash-embedding counts. Farthest-point selection
-    runs over all candidates; a group the selection left empty gets its first candidate (a
-    coverage fill).
+    runs over the candidates of the groups still empty, with everything chosen so far as
+    anchors, round after round, keeping each group's first pick, until every group has one.
 
     Returns:
-        (chosen candidate per group, the groups that were coverage fills, the chosen
+        (chosen candidate per group, the groups filled after the first round, the chosen
         candidates' counts, to pass back as ``anchor_counts``).
     """
     n_groups = max(groups, default=-1) + 1
     if not texts:
         return [], [], []
-    fixed = [list(row) for row in anchor_counts]
+    fixed = array("q")
+    for row in anchor_counts:
+        fixed.extend(row)
     if anchors:
-        flat = _backend.embed_counts(list(anchors), dim)
-        fixed += [list(flat[i * dim : (i + 1) * dim]) for i in range(len(anchors))]
-    counts = array("q", [c for row in fixed for c in row])
-    counts.extend(_backend.embed_counts(list(texts), dim))
-    offset = len(fixed)
-    picks = _backend.select_diverse(counts, dim, n_groups, seed, noise, list(range(offset)))
+        fixed.extend(_backend.embed_counts(list(anchors), dim))
+    counts = _backend.embed_counts(list(texts), dim)
+    rows = [counts[i * dim : (i + 1) * dim] for i in range(len(texts))]
     chosen: list[int | None] = [None] * n_groups
-    for pick in picks:
-        g = groups[pick - offset]
-        if chosen[g] is None:
-            chosen[g] = pick - offset
-    fills: list[int] = []
-    first: dict[int, int] = {}
-    for i, g in enumerate(groups):
-        first.setdefault(g, i)
-    for g in range(n_groups):
-        if chosen[g] is None:
-            chosen[g] = first[g]
-            fills.append(g)
+    later: list[int] = []
+    round_no = 0
+    while any(c is None for c in chosen):
+        open_groups = {g for g, c in enumerate(chosen) if c is None}
+        candidates = [i for i, g in enumerate(groups) if g in open_groups]
+        offset = len(fixed) // dim
+        buffer = array("q", fixed)
+        for i in candidates:
+            buffer.extend(rows[i])
+        picks = _backend.select_diverse(buffer, dim, len(open_groups),
+                                        (seed + round_no) & ((1 << 64) - 1), noise,
+                                        list(range(offset)))
+        for pick in picks:
+            index = candidates[pick - offset]
+            g = groups[index]
+            if chosen[g] is None:
+                chosen[g] = index
+                fixed.extend(rows[index])
+                if round_no:
+                    later.append(g)
+        round_no += 1
     final = [c if c is not None else 0 for c in chosen]
-    base = offset * dim
-    kept = [list(counts[base + i * dim : base + (i + 1) * dim]) for i in final]
-    return final, fills, kept
+    return final, sorted(later), [rows[i].tolist() for i in final]
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -154,7 +154,7 @@ class SituationSource:
             if index is None:
                 self.stats["duplicates_skipped"] += 1
                 continue
-            reason = "coverage_fill" if g in fill_set else "farthest"
+            reason = "coverage" if g in fill_set else "farthest"
             if slots[g][0].block == "seed":
                 reason = "seed_situation"
             if index == pick:
