@@ -266,3 +266,21 @@ def test_32_concurrent_rollouts_lose_and_duplicate_nothing() -> None:
     assert len(bodies) == 192
     assert {b["model"] for b in bodies} == {"listed"}
     assert server.paths.count("/v1/models") == 1
+
+
+def test_writer_is_told_the_world_s_real_ids_not_the_nouns() -> None:
+    draft = {"prompt": "Where is my order?", "slots": {"order_id": "O-41553", "qty": 2},
+             "nouns": {"order_id": "order"}, "dimensions": {"tone": "calm"}}
+    with serve([completion('{"message": "Where is order O-41553?"}')]) as server:
+        writer = ModelWriter(ChatClient(local_model(server.url, model="w"), role="writer",
+                                        policy=FAST), tools=TOOLS)
+        try:
+            ask = writer.write_one(draft, seed=5)
+        finally:
+            writer.close()
+        (body,) = server.chat_bodies()
+    assert ask == "Where is order O-41553?"
+    prompt = body["messages"][-1]["content"]
+    facts = json.loads(prompt.split("Facts the person knows and may mention:\n")[1].split("\n")[0])
+    assert facts == {"order_id (the order)": "O-41553", "qty": 2}
+    assert '"order"' not in prompt  # the noun labels the id; it never stands in for it

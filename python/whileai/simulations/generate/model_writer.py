@@ -105,6 +105,25 @@ def _dimensions(obj: object) -> dict[str, Any]:
     return dict(dims or {})
 
 
+def _known_values(draft: object) -> dict[str, Any]:
+    """The world's own values the person may name (``slots``), keyed by parameter.
+
+    ``nouns`` only says what a slot is ("order"), so it labels a value and never replaces it:
+    the person must name ids the world holds, or the agent's lookups find nothing.
+
+    >>> _known_values({"slots": {"order_id": "O-41553"}, "nouns": {"order_id": "order"}})
+    {'order_id (the order)': 'O-41553'}
+    """
+    slots = situation_field(draft, "slots", None) or {}
+    nouns = situation_field(draft, "nouns", None) or {}
+    known: dict[str, Any] = {}
+    for name, value in dict(slots).items():
+        if isinstance(value, (str, int, float)):
+            noun = nouns.get(name)
+            known[f"{name} (the {noun})" if noun else str(name)] = value
+    return known
+
+
 def _draft_seed(draft: object) -> int:
     cell = situation_field(draft, "cell", None)
     key = f"{getattr(cell, 'key', '')}|v{situation_field(draft, 'visit', 0)}" \
@@ -219,10 +238,7 @@ class ModelWriter:
             WriterOutputError: the model answered off-format ``max_attempts`` times.
         """
         dims = _dimensions(draft)
-        facts = situation_field(draft, "nouns", None) or {}
-        slots = situation_field(draft, "slots", None) or {}
-        known = {**{k: v for k, v in dict(slots).items() if isinstance(v, (str, int, float))},
-                 **dict(facts)}
+        known = _known_values(draft)
         plain = situation_field(draft, "prompt", None) or _template_text(draft)
         lines = [
             "The assistant can use these tools:", _domain(self.tools), "",
