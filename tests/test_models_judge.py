@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+import whileai.simulations as zps
 from chat_server import Answer, completion, serve
 from whileai.errors import ConfigError
-from whileai.simulations.generate.backends import RetryPolicy
+from whileai.simulations.generate.backends import ModelQuotaError, RetryPolicy
 from whileai.simulations.score.judging import run_judge
 from whileai.simulations.score.llm_judge import grade, llm_grade_rows
 from whileai.simulations.score.llm_rubrics import rubric_judge, write_rubrics
@@ -97,6 +98,50 @@ def test_self_judging_is_flagged() -> None:
         report = grade(rows, judge=f"vllm:org/policy-7b@{server.url}", rubric="x", policy=FAST)
     assert report["self_judged"] is True
     assert any("self_judged" in w for w in report["warnings"])
+
+
+@pytest.mark.parametrize("as_object", [False, True])
+def test_self_judging_is_flagged_for_a_bare_url_judge(as_object: bool) -> None:
+    def same_model(path: str, body: dict[str, Any], i: int) -> Answer:
+        if path.endswith("/models"):
+            return Answer({"object": "list", "data": [{"id": "org/policy-7b"}]})
+        return Answer(completion('{"reward": 1, "reason": "ok"}', model="org/policy-7b"))
+
+    rows = _rows()
+    with serve(same_model) as server:
+        judge = zps.local_model(server.url) if as_object else server.url
+        report = grade(rows, judge=judge, rubric="x", policy=FAST)
+        assert server.paths.count("/v1/models") == 1
+    assert [r["reward"] for r in rows] == [1.0, 1.0]
+    assert {r["judge_meta"]["model"] for r in rows} == {"org/policy-7b"}
+    assert report["self_judged"] is True
+    assert any("self_judged" in w for w in report["warnings"])
+
+
+def test_grade_takes_a_local_model_object_as_the_judge() -> None:
+    rows = _rows()
+    with serve(_verdicts) as server:
+        report = grade(rows, judge=zps.local_model(server.url, model="judge-phi", api_key="k1"),
+                       rubric="x", policy=FAST)
+        headers = server.headers
+    assert [r["reward"] for r in rows] == [1.0, 0.0]
+    assert rows[0]["judge_name"] == "llm:judge-phi"
+    assert report["judge"] == "judge-phi"
+    assert report["self_judged"] is False
+    assert {h.get("Authorization") for h in headers} == {"Bearer k1"}
+
+
+def test_spent_judge_quota_stops_grading_and_leaves_rows_alone() -> None:
+    quota = Answer({"error": {"code": "insufficient_quota", "message": "quota"}}, status=429)
+    rows = [*_rows(), *_rows(), *_rows()]
+    before = json.loads(json.dumps(rows))
+    with serve([quota]) as server:
+        with pytest.raises(ModelQuotaError, match="out of quota") as info:
+            grade(rows, judge=f"vllm:j@{server.url}", rubric="x", workers=4, policy=FAST)
+        calls = len(server.chat_bodies())
+    assert info.value.role == "judge"
+    assert calls <= 4  # the first refusal stops the client: no retry storm over the rows
+    assert rows == before
 
 
 def test_malformed_verdicts_are_retried_then_recorded_as_errors() -> None:

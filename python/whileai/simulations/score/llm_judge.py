@@ -282,13 +282,18 @@ def grade_report(rows: list[dict[str, Any]], judge: LLMJudge) -> dict[str, Any]:
         statuses[key] = statuses.get(key, 0) + 1
     rewards = [float(r["reward"]) for r in rows if isinstance(r.get("reward"), (int, float))]
     policies = sorted({str(r["model_version"]) for r in rows if r.get("model_version")})
-    self_judged = any(_same_model(judge.model, p) for p in policies)
+    # the names the judge's server answered as: a bare-URL judge is only a URL until it answers
+    judges = {judge.model} | {str(r["judge_meta"]["model"]) for r in rows
+                              if isinstance(r.get("judge_meta"), Mapping)
+                              and r["judge_meta"].get("model")}
+    same = sorted(j for j in judges if any(_same_model(j, p) for p in policies))
+    self_judged = bool(same)
     warnings = []
     if judge.rubric is None:
         warnings.append("no rubric: graded the conduct floor only (nothing invented, nothing "
                         "skipped); pass rubric= or add rubric.md to the spec folder")
     if self_judged:
-        warnings.append(f"self_judged: the judge {judge.model} also wrote these rollouts; a "
+        warnings.append(f"self_judged: the judge {same[0]} also wrote these rollouts; a "
                         "judge prefers its own model's writing, use a different judge")
     failed = len(rows) - statuses.get("ok", 0)
     if failed:
