@@ -20,7 +20,7 @@ from whileai.errors import WhileaiError
 __all__ = ["build_parser", "main"]
 
 # Modules under whileai.commands, in the order their commands appear in --help.
-COMMAND_MODULES = ("core", "rows", "simulate", "traces", "clean", "models", "grading", "export")
+COMMAND_MODULES = ("core", "simulate", "grading", "clean", "export", "traces", "models", "rows")
 
 
 def build_parser() -> argparse.ArgumentParser:
