@@ -19,6 +19,7 @@ from whileai.simulations.generate.backends import (
 )
 from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
 from whileai.simulations.generate.model_writer import ModelWriter, parse_writer_output
+from whileai.simulations.rows import conversation
 
 FAST = RetryPolicy(max_retries=2, backoff=0.001, max_backoff=0.01, timeout=5.0)
 TOOLS = [
@@ -61,8 +62,9 @@ def test_multi_turn_native_tool_use_and_wire_format() -> None:
             agent.close()
     assert world.calls == [("get_order", {"order_id": "4412"})]
     assert row["final_text"] == "Your order 4412 has shipped."
-    assert row["steps"][0] == {"role": "assistant", "content": "Let me check.",
+    assert row["steps"][0] == {"role": "assistant", "content": "Let me check.", "turn": 0,
                                "input_tokens": 20, "output_tokens": 5}
+    assert row["steps"][1]["turn"] == 0
     tool_step = row["steps"][1]
     assert (tool_step["tool"], tool_step["arguments"], tool_step["call_id"]) == (
         "get_order", {"order_id": "4412"}, "call_a")
@@ -85,6 +87,36 @@ def test_multi_turn_native_tool_use_and_wire_format() -> None:
     assert json.loads(call["function"]["arguments"]) == {"order_id": "4412"}
     assert msgs[3]["tool_call_id"] == "call_a"
     assert json.loads(msgs[3]["content"])["status"] == "shipped"
+
+
+def _rollout(script: list[dict[str, Any]]) -> dict[str, Any]:
+    with serve(script) as server:
+        agent = _agent(server.url)
+        try:
+            return agent.run({"prompt": "Check 1 and 2."}, world=FakeWorld(), seed=0)
+        finally:
+            agent.close()
+
+
+def test_turn_tells_sequential_calls_from_parallel_ones() -> None:
+    # no usage and no logprobs: the `turn` key is all that separates the replies
+    one = ("get_order", {"order_id": "1"})
+    two = ("get_order", {"order_id": "2"})
+    sequential = _rollout([completion(None, tool_calls=[one], usage=None, call_ids=["a"]),
+                           completion(None, tool_calls=[two], usage=None, call_ids=["b"]),
+                           completion("Both shipped.", usage=None)])
+    parallel = _rollout([completion("Checking both.", tool_calls=[one, two], usage=None,
+                                    call_ids=["a", "b"]),
+                         completion("Both shipped.", usage=None)])
+    assert [s["turn"] for s in sequential["steps"]] == [0, 1]
+    assert [s["turn"] for s in parallel["steps"]] == [0, 0, 0]
+    seq = [m for m in conversation(sequential) if m["role"] == "assistant"]
+    assert [[c["id"] for c in m.get("tool_calls", [])] for m in seq] == [["a"], ["b"], []]
+    par = [m for m in conversation(parallel) if m["role"] == "assistant"]
+    assert [[c["id"] for c in m.get("tool_calls", [])] for m in par] == [["a", "b"], []]
+    assert par[0]["content"] == "Checking both."
+    assert [m["role"] for m in conversation(parallel)] == [
+        "user", "assistant", "tool", "tool", "assistant"]
 
 
 def test_text_form_tool_call_is_parsed() -> None:

@@ -5,6 +5,10 @@ answered by the world (``world.call(tool, arguments)``) or by ``execute(tool, ar
 it replies without a tool call the user may speak again (at most ``avg_turns // 2`` user turns
 in all, drawn from ``user``); the rollout ends on a final reply or at the turn cap.
 
+Every step carries ``turn``, the 0-based index of the model reply that made it (tool steps of
+one reply share it; a user step carries the turn of the reply it answers), so
+``rows.conversation`` tells parallel calls from sequential ones even without usage fields.
+
 The result is the rollout part of a row (docs/rows.md): ``prompt``, ``steps``, ``final_text``,
 ``usage``, ``model_version``, ``sampling``, ``truncated``, ``finish_reason`` and, with
 ``logprobs``, ``logprob`` / ``n_tokens`` (``logprobs="tokens"`` also keeps each turn's
@@ -229,6 +233,7 @@ class ModelAgent:
                 temperature=s.temperature, logprobs=bool(s.logprobs), extra=extra,
                 call_offset=sum(1 for st in steps if "tool" in st),
             )
+            turn = calls  # 0-based agent turn: every step this reply makes shares it
             calls += 1
             model = reply.model or model
             fields = _call_fields(reply, s.logprobs)
@@ -249,12 +254,14 @@ class ModelAgent:
                                         "tool_calls": [_wire_call(c) for c in reply.tool_calls]}
                 messages.append(wire)
                 if reply.content:
-                    steps.append({"role": "assistant", "content": reply.content, **fields})
+                    steps.append({"role": "assistant", "content": reply.content, "turn": turn,
+                                  **fields})
                     fields = {}
                 for call in reply.tool_calls:
                     result, error = self._answer(call, world, execute)
                     step: dict[str, Any] = {"tool": call.name, "arguments": call.arguments,
-                                            "result": result, "call_id": call.call_id, **fields}
+                                            "result": result, "call_id": call.call_id,
+                                            "turn": turn, **fields}
                     fields = {}
                     if error is not None:
                         invalid += 1
@@ -269,8 +276,9 @@ class ModelAgent:
             if user is not None and user_turns < s.user_cap and not reply.truncated:
                 nxt = user([*messages, {"role": "assistant", "content": reply.content}])
             if nxt:
-                steps.append({"role": "assistant", "content": reply.content, **fields})
-                steps.append({"role": "user", "content": nxt})
+                steps.append({"role": "assistant", "content": reply.content, "turn": turn,
+                              **fields})
+                steps.append({"role": "user", "content": nxt, "turn": turn})
                 messages.append({"role": "assistant", "content": reply.content})
                 messages.append({"role": "user", "content": nxt})
                 user_turns += 1
