@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +267,32 @@ def test_fixed_rubric_judge_and_kept_rubrics() -> None:
     assert "1. Looks it up\n2. Quotes the id" in sent[0]["messages"][-1]["content"]
     assert scored.rows[0]["reward"] == 1.0
     assert set(scored.rows[0]["markers"]) == {"rubric:looks_it_up", "rubric:quotes_the_id"}
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(("tty", "progress"), [(True, True), (True, False), (False, True)])
+def test_grade_shows_one_progress_line_only_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, tty: bool, progress: bool
+) -> None:
+    rows = [dict(r) for _ in range(12) for r in _rows()]
+    stream = _Stream(tty)
+    monkeypatch.setattr(sys, "stderr", stream)
+    with serve(_verdicts) as server:
+        report = grade(rows, judge=f"vllm:judge-phi@{server.url}", rubric="x", workers=4,
+                       progress=progress, policy=FAST)
+    assert report["graded"] == 24
+    shown = stream.getvalue()
+    if not (tty and progress):
+        assert shown == ""
+        return
+    assert shown.count("\n") == 1  # one line, redrawn in place and ended once
+    last = shown.rsplit("\r", 1)[-1]
+    assert re.fullmatch(r"grade: 24/24 rows  \d+\.\d/s  ETA 0s \n", last), last

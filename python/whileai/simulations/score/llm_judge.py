@@ -211,7 +211,7 @@ def _same_model(a: str, b: str) -> bool:
 
 
 _GRADE_KWARGS = ("judge", "rubric", "spec", "use_privileged", "workers", "timeout",
-                 "temperature", "policy")
+                 "temperature", "policy", "progress")
 
 
 def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
@@ -227,6 +227,8 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
             floor only, and the report says so.
         use_privileged: let the judge read the row's privileged block.
         workers, timeout: passed to ``run_judge``.
+        progress: one ``grade: done/total rows  rate  ETA`` line on stderr when it is a
+            terminal (``run_judge``'s progress line); ``False`` silences it.
 
     Raises:
         ConfigError: no judge model is configured (the message names ``WHILEAI_JUDGE``).
@@ -242,11 +244,11 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
     if unknown:
         raise TypeError(f"grade() got unexpected keyword(s) {unknown}; valid: rows, "
                         + ", ".join(_GRADE_KWARGS))
-    workers = int(kwargs.get("workers", 8))
-    timeout = kwargs.get("timeout", 300.0)
+    run = {"workers": int(kwargs.get("workers", 8)), "timeout": kwargs.get("timeout", 300.0),
+           "progress": kwargs.get("progress", True) is not False}
     if judge is not None and not isinstance(judge, str) and callable(judge) and \
             not isinstance(judge, LLMJudge):
-        return run_judge(rows, judge, workers=workers, timeout=timeout)
+        return run_judge(rows, judge, **run)
     rubric = read_rubric(kwargs.get("rubric"), spec=kwargs.get("spec", getattr(rows, "spec", None)))
     llm = judge if isinstance(judge, LLMJudge) else resolve_judge(
         judge, rubric=rubric, use_privileged=bool(kwargs.get("use_privileged", False)),
@@ -258,8 +260,7 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
         )
     row_list = as_rows(rows)
     try:
-        scored = run_judge(row_list, llm, name=llm.name, version=llm.version, workers=workers,
-                           timeout=timeout)
+        scored = run_judge(row_list, llm, name=llm.name, version=llm.version, **run)
     finally:
         if llm is not judge:
             llm.close()
