@@ -13,7 +13,6 @@ Junk output never becomes a row.
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -22,12 +21,10 @@ from whileai import _backend
 from whileai.errors import BackendError
 from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.pool import parallel_map
-from whileai.simulations.generate.backends.reply import strip_reasoning
+from whileai.simulations.generate.backends.reply import json_in
 from whileai.simulations.generate.model_agent import normalise_tools, situation_field
 
 __all__ = ["ModelWriter", "WriterOutputError", "parse_writer_output"]
-
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 WRITER_SYSTEM = (
     "You play the customer or user who writes to an assistant. You are never the assistant: "
@@ -49,14 +46,7 @@ def parse_writer_output(text: str, *, allow_done: bool) -> tuple[str | None, boo
     >>> parse_writer_output('{"message": "Where is order 4412?"}', allow_done=False)
     ('Where is order 4412?', False)
     """
-    text = strip_reasoning(text).strip()
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        raise ValueError("no JSON object in the writer's reply")
-    try:
-        obj = json.loads(match.group(0))
-    except ValueError as exc:
-        raise ValueError(f"writer reply is not valid JSON ({exc})") from exc
+    obj = json_in(text, who="writer")
     if not isinstance(obj, dict):
         raise ValueError("writer reply is not a JSON object")
     done = obj.get("done") is True

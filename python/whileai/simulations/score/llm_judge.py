@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from whileai.errors import AuthError, ConfigError, JudgeError, QuotaError
 from whileai.simulations.generate.backends.client import ChatClient
-from whileai.simulations.generate.backends.reply import strip_reasoning
+from whileai.simulations.generate.backends.reply import json_in
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
            "render_transcript"]
@@ -39,7 +38,6 @@ JUDGE_SYSTEM = (
     'Answer with one JSON object only: {"reward": 0 or 1, "reason": "<one sentence>"}.'
 )
 
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 _PRIVILEGED_KEYS = ("principle", "reference", "hidden_state")
 
 
@@ -97,13 +95,7 @@ def parse_verdict(text: str) -> tuple[float, str]:
     >>> parse_verdict('ok {"reward": 1, "reason": "grounded"}')
     (1.0, 'grounded')
     """
-    match = _JSON_OBJECT.search(strip_reasoning(text))
-    if match is None:
-        raise ValueError("judge reply holds no JSON object")
-    try:
-        obj = json.loads(match.group(0))
-    except ValueError as exc:
-        raise ValueError(f"judge reply is not valid JSON ({exc})") from exc
+    obj = json_in(text, who="judge")
     if not isinstance(obj, dict):
         raise ValueError("judge reply is not a JSON object")
     raw = obj.get("reward", obj.get("pass", obj.get("verdict", obj.get("score"))))

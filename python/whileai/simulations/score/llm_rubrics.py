@@ -15,12 +15,10 @@ from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.generate.backends.client import ChatClient
-from whileai.simulations.generate.backends.reply import strip_reasoning
+from whileai.simulations.generate.backends.reply import json_in
 from whileai.simulations.score.llm_judge import render_transcript
 
 __all__ = ["RubricJudge", "rubric_items", "rubric_judge", "slug", "write_rubrics"]
-
-_JSON = re.compile(r"[\[{].*[\]}]", re.DOTALL)
 
 WRITER_SYSTEM = (
     "You write grading rubrics for an AI assistant's conversations. For the user's request you "
@@ -59,15 +57,8 @@ def _block(row: Mapping[str, Any]) -> Mapping[str, Any]:
     return priv if isinstance(priv, Mapping) else {}
 
 
-def _json(text: str) -> Any:
-    match = _JSON.search(strip_reasoning(text))
-    if match is None:
-        raise ValueError("no JSON in the reply")
-    return json.loads(match.group(0))
-
-
 def _criteria(text: str) -> list[str]:
-    obj = _json(text)
+    obj = json_in(text, who="rubric writer", arrays=True)
     items = obj.get("criteria") if isinstance(obj, dict) else obj
     criteria = rubric_items(items) if isinstance(items, list) else []
     if not 1 <= len(criteria) <= 12:
@@ -191,7 +182,7 @@ class RubricJudge:
 
     @staticmethod
     def _verdicts(text: str, n: int) -> list[bool]:
-        obj = _json(text)
+        obj = json_in(text, who="rubric judge", arrays=True)
         verdicts = obj.get("verdicts") if isinstance(obj, dict) else obj
         if not isinstance(verdicts, list):
             raise ValueError("no verdicts list")

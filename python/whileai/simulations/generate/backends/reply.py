@@ -18,11 +18,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Reply", "ToolCall", "parse_reply", "strip_reasoning"]
+__all__ = ["Reply", "ToolCall", "json_in", "parse_reply", "strip_reasoning"]
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _OPEN_THINK = re.compile(r"<think>.*\Z", re.DOTALL | re.IGNORECASE)
 _TEXT_CALL = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_JSON_ANY = re.compile(r"[\[{].*[\]}]", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +71,26 @@ def strip_reasoning(text: str) -> str:
         text = text[low.rindex("</think>") + len("</think>") :]
     text = _OPEN_THINK.sub("", text)
     return text.strip()
+
+
+def json_in(text: str, *, who: str = "model", arrays: bool = False) -> Any:
+    """The JSON object (or, with ``arrays``, list) a model wrote, reasoning and prose around it
+    ignored; the writer, the judges and the rubric writer all answer this way.
+
+    Raises:
+        ValueError: no JSON there, or it does not parse (``who`` names the speaker).
+
+    >>> json_in('<think>hm</think>Sure: {"reward": 1}', who="judge")
+    {'reward': 1}
+    """
+    pattern = _JSON_ANY if arrays else _JSON_OBJECT
+    match = pattern.search(strip_reasoning(text))
+    if match is None:
+        raise ValueError(f"no JSON {'value' if arrays else 'object'} in the {who}'s reply")
+    try:
+        return json.loads(match.group(0))
+    except ValueError as exc:
+        raise ValueError(f"{who} reply is not valid JSON ({exc})") from exc
 
 
 def _arguments(raw: object) -> tuple[dict[str, Any], str, str | None]:
