@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from whileai.errors import AuthError, QuotaError
-from whileai.simulations.generate.backends.client import ChatClient
+from whileai.simulations.generate.backends.client import ChatClient, ModelRole
 from whileai.simulations.generate.backends.reply import Reply, ToolCall
 
 __all__ = ["AgentSettings", "ModelAgent", "normalise_tools", "situation_field"]
@@ -46,7 +46,6 @@ class AgentSettings:
     logprobs: bool | str = False
     avg_turns: int = 12
     max_turns: int | None = None
-    send_seed: bool = True
 
     @property
     def turn_cap(self) -> int:
@@ -113,7 +112,7 @@ def _tool_content(result: Any) -> str:
                                                              default=str)
 
 
-class ModelAgent:
+class ModelAgent(ModelRole):
     """Play the agent with a chat model. Thread-safe: one instance serves every rollout.
 
     Args:
@@ -144,16 +143,6 @@ class ModelAgent:
         self.system_prompt = system_prompt
         self.settings = settings or AgentSettings()
         self.execute = execute
-
-    def close(self) -> None:
-        """Stop calls still waiting to retry (rollouts abandoned after ``stop_grace``) and
-        close the HTTP sessions."""
-        self.client.stop()
-        self.client.close()
-
-    def stop(self) -> None:
-        """Wake every call waiting to retry; they raise ``StoppedError``."""
-        self.client.stop()
 
     def _answer(
         self, call: ToolCall, world: Any, execute: Execute | None
@@ -194,20 +183,13 @@ class ModelAgent:
             BackendError: the endpoint failed after its retries.
         """
         try:
-            return self._run(situation, world=world, seed=seed, user=user, execute=execute)
+            return self._run(situation, world, seed, user, execute)
         except (QuotaError, AuthError):
             self.client.stop()
             raise
 
-    def _run(
-        self,
-        situation: object,
-        *,
-        world: Any = None,
-        seed: int = 0,
-        user: UserTurns | None = None,
-        execute: Execute | None = None,
-    ) -> dict[str, Any]:
+    def _run(self, situation: object, world: Any, seed: int, user: UserTurns | None,
+             execute: Execute | None) -> dict[str, Any]:
         s = self.settings
         prompt = str(situation_field(situation, "prompt", "") or "")
         system = situation_field(situation, "system_prompt", None) or self.system_prompt
@@ -223,14 +205,13 @@ class ModelAgent:
         all_tokens: list[dict[str, Any]] = []
         user_turns, calls, invalid = 1, 0, 0
         final_text, finish_reason, truncated, model = "", None, False, None
-        extra = {"seed": seed} if s.send_seed else None
         while True:
             if calls >= s.turn_cap:
                 truncated, finish_reason = True, "turn_cap"
                 break
             reply = self.client.chat(
                 messages, tools=self.tools or None, max_tokens=s.max_tokens,
-                temperature=s.temperature, logprobs=bool(s.logprobs), extra=extra,
+                temperature=s.temperature, logprobs=bool(s.logprobs), extra={"seed": seed},
                 call_offset=sum(1 for st in steps if "tool" in st),
             )
             turn = calls  # 0-based agent turn: every step this reply makes shares it

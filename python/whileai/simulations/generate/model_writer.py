@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
 from whileai.errors import BackendError
-from whileai.simulations.generate.backends.client import ChatClient
+from whileai.simulations.generate.backends.client import ChatClient, ModelRole
 from whileai.simulations.generate.backends.pool import parallel_map
 from whileai.simulations.generate.backends.reply import json_in
 from whileai.simulations.generate.model_agent import normalise_tools, situation_field
@@ -134,7 +134,7 @@ def _template_text(draft: object) -> str:
         return ""
 
 
-class ModelWriter:
+class ModelWriter(ModelRole):
     """Write situations and user turns with a chat model (thread-safe).
 
     Implements the engine's ``Writer`` protocol: ``name``, ``write(drafts)``,
@@ -169,16 +169,6 @@ class ModelWriter:
         given up) and ``writer_fallbacks`` (openings worded by the template instead)."""
         with self._lock:
             return dict(self._counts)
-
-    def close(self) -> None:
-        """Stop calls still waiting to retry (rollouts abandoned after ``stop_grace``) and
-        close the HTTP sessions."""
-        self.client.stop()
-        self.client.close()
-
-    def stop(self) -> None:
-        """Wake every call waiting to retry."""
-        self.client.stop()
 
     def _count(self, key: str) -> None:
         with self._lock:
@@ -283,12 +273,3 @@ class ModelWriter:
         except WriterOutputError:
             return None
         return message
-
-    def user_for(self, situation: object = None, *, seed: int = 0) -> Callable[
-            [list[dict[str, Any]]], str | None]:
-        """A ``user(messages)`` callable for :meth:`ModelAgent.run`."""
-
-        def user(messages: list[dict[str, Any]]) -> str | None:
-            return self.reply(messages, situation=situation, seed=seed)
-
-        return user

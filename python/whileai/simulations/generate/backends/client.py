@@ -34,7 +34,7 @@ from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
 from whileai.simulations.generate.backends.reply import Reply, parse_reply
 from whileai.simulations.generate.backends.spec import ModelSpec
 
-__all__ = ["ChatClient", "ModelQuotaError", "RetryPolicy", "StoppedError"]
+__all__ = ["ChatClient", "ModelQuotaError", "ModelRole", "RetryPolicy", "StoppedError"]
 
 _CONTEXT_ERROR = re.compile(
     r"context[ _-]length|maximum context|context window|too many tokens|max_tokens .*too large"
@@ -365,3 +365,22 @@ class ChatClient:
                     ) from exc
                 self._sleep(self._backoff(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+class ModelRole:
+    """What a model playing a run role (the agent, the writer) shares: its client, and ending it.
+
+    The engine calls ``stop()`` when the run is over and ``close()`` when it lets go.
+    """
+
+    client: ChatClient
+
+    def stop(self) -> None:
+        """Wake every call waiting to retry; they raise :class:`StoppedError`."""
+        self.client.stop()
+
+    def close(self) -> None:
+        """Stop calls still waiting to retry (rollouts abandoned after ``stop_grace``) and
+        close the HTTP sessions."""
+        self.client.stop()
+        self.client.close()
