@@ -9,6 +9,7 @@ processes for the same seed.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -17,11 +18,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from whileai import _backend
-from whileai.errors import RowError
+from whileai.errors import AuthError, QuotaError, RowError
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
-from whileai.simulations.io import JsonlAppender
+from whileai.simulations.io import JsonlAppender, write_jsonl
 from whileai.simulations.rows import export_row
 from whileai.simulations.run.allocation import Allocator, Job
 from whileai.simulations.run.config import RunConfig
@@ -50,7 +51,7 @@ class RunInputs:
     tasks: tuple[Situation, ...] | None = None
     task_repeats: int | None = None
     warnings: tuple[str, ...] = ()
-    reject: Callable[[str], bool] | None = None
+    reject: Callable[[str], object] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -119,6 +120,8 @@ def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | Non
             raw = inputs.agent.run(situation, world=inputs.world,
                                    seed=_rollout_seed(cfg, situation, job.rollout_index))
             output = checked_output(raw)
+        except (QuotaError, AuthError):
+            raise  # a spent quota or a refused key ends the whole run (see ``run``)
         except Exception as exc:  # the agent's own failure: the rollout is dropped and counted
             return None, f"{type(exc).__name__}: {exc}"
     try:
@@ -132,6 +135,15 @@ def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | Non
 
         row = judge_row(row, inputs.grader, source="simulate")
     return row, None
+
+
+def _stop_models(inputs: RunInputs) -> None:
+    """Tell a model agent / writer to stop waiting on retries: the run is over."""
+    for owner in (inputs.agent, inputs.writer):
+        stop = getattr(owner, "stop", None)
+        if callable(stop):
+            with contextlib.suppress(Exception):
+                stop()
 
 
 def _signature(row: Mapping[str, Any], graded: bool) -> object:
@@ -190,7 +202,8 @@ def run(inputs: RunInputs) -> RunResult:
         alloc.land(job, _signature(row, inputs.grader is not None), row)
         progress.update(len(trajectories))
 
-    try:
+    def _loop() -> None:
+        nonlocal stop, committed, seq
         while True:
             elapsed = time.monotonic() - start
             if cfg.time_budget and elapsed >= cfg.time_budget:
@@ -233,27 +246,49 @@ def run(inputs: RunInputs) -> RunResult:
             for fut in sorted(done, key=lambda f: inflight[f][0]):
                 _, job = inflight.pop(fut)
                 land(job, *fut.result())
-        if inflight:  # the clock stopped the run: give running rollouts stop_grace seconds
+
+    halted: str | None = None  # why a QuotaError ended the run early
+    try:
+        try:
+            _loop()
+        except QuotaError as exc:
+            stop = str(getattr(exc, "stopped_because", "") or "agent_quota_exceeded")
+            halted = f"{type(exc).__name__}: {exc}"
+            _stop_models(inputs)
+        except AuthError:
+            _stop_models(inputs)
+            raise
+        if inflight:  # the clock or a quota stopped the run: running rollouts get stop_grace
             done, rest = cf.wait(inflight, timeout=cfg.stop_grace)
             for fut in sorted(done, key=lambda f: inflight[f][0]):
                 _, job = inflight.pop(fut)
-                land(job, *fut.result())
-            abandoned = len(rest)
+                try:
+                    land(job, *fut.result())
+                except QuotaError:
+                    abandoned += 1  # the same spent quota hit this rollout too
+            abandoned += len(rest)
     finally:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
         if appender is not None:
             appender.close()
         progress.finish(len(trajectories))
-    if stop == "time_budget":
+    stamped = 0
+    if stop == "time_budget" or halted is not None:
         for group in alloc.groups:
             if group.state == "open" and 0 < group.landed < group.target:
                 for row in group.rows:
+                    stamped += "group_cut" not in row
                     row["group_cut"] = True
-    if not trajectories and stop not in ("agent_failed",) and lost:
+    if stamped and inputs.output is not None:  # the streamed file gets the stamps too
+        write_jsonl(inputs.output, [export_row(r) for r in trajectories])
+    if not trajectories and stop not in ("agent_failed",) and lost and halted is None:
         stop = "agent_failed"
     search = _report(inputs, source, alloc, trajectories, lost, first_error, abandoned,
                      repeats, time.monotonic() - start)
+    if halted is not None:
+        search["quota_error"] = halted
+        search.setdefault("first_agent_error", halted)
     return RunResult(trajectories=trajectories, search=search, stopped_because=stop or "budget",
                      repeats=repeats)
 
@@ -286,6 +321,11 @@ def _report(
         "elapsed_seconds": round(elapsed, 3),
         **source.stats,
     }
+    writer_stats = getattr(inputs.writer, "stats", None)
+    if callable(writer_stats):
+        counts = writer_stats()
+        if isinstance(counts, Mapping):
+            search.update({str(k): v for k, v in counts.items()})
     if lost:
         search["agent_errors"] = lost
         search["first_agent_error"] = first_error

@@ -24,7 +24,8 @@ __all__ = ["behavior_signature", "build_row"]
 
 # Fields a model agent may report about its calls; copied onto the row when present.
 _MODEL_FIELDS = ("logprob", "n_tokens", "model_version", "sampling", "truncated",
-                 "finish_reason", "usage", "logprob_tokens")
+                 "finish_reason", "usage", "logprob_tokens", "invalid_tool_calls",
+                 "model_calls")
 
 
 def behavior_signature(steps: Sequence[Mapping[str, Any]], final_text: str) -> str:
