@@ -20,9 +20,43 @@ from whileai.errors import SpecError
 from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import as_trace_rows
 
-__all__ = ["LEAKAGE_THRESHOLD", "exclude_sources", "gate_run", "simulate_from_traces"]
+__all__ = ["LEAKAGE_THRESHOLD", "SourceCopyCheck", "exclude_sources", "gate_run",
+           "simulate_from_traces"]
 
 LEAKAGE_THRESHOLD = 0.9
+
+
+class SourceCopyCheck:
+    """Is a candidate ask a copy of a source trace's prompt? ``"exact"``, ``"near"`` or None.
+
+    The same test as the final gate (``score.leakage.leakage_report``: normalised exact match,
+    or hash-embedding cosine >= ``threshold``), asked before a situation is played so the run
+    replaces the copy and its budget stays full. ``many`` screens a batch in one pass.
+
+    >>> check = SourceCopyCheck([{"prompt": "where is my order 4412"}])
+    >>> check("Where is my order 4412?"), check("cancel my subscription")
+    ('exact', None)
+    """
+
+    def __init__(self, sources: Any, threshold: float = LEAKAGE_THRESHOLD) -> None:
+        self.sources = [r for r in as_trace_rows(sources) if isinstance(r.get("prompt"), str)]
+        self.threshold = threshold
+
+    def many(self, texts: Sequence[str]) -> list[str | None]:
+        """One verdict per text."""
+        from whileai.simulations.score.leakage import leakage_report
+
+        verdicts: list[str | None] = [None] * len(texts)
+        if not self.sources or not texts:
+            return verdicts
+        report = leakage_report([{"prompt": t} for t in texts], self.sources,
+                                threshold=self.threshold)
+        for hit in report["leaky"]:
+            verdicts[hit["index"]] = "exact" if hit["exact"] else "near"
+        return verdicts
+
+    def __call__(self, text: str) -> str | None:
+        return self.many([text])[0]
 
 
 def exclude_sources(
@@ -58,10 +92,19 @@ def gate_run(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The leakage gate of ``simulate(traces=...)``: drop source copies, say so in ``search``.
 
-    ``search["traces"]`` gets ``n_traces`` and the ``leakage`` counts; when rows were dropped and
-    the run streamed to ``output``, that file is rewritten with the kept rows only.
+    ``search["traces"]`` gets ``n_traces`` and the ``leakage`` counts: ``rejected_before_play``
+    (copies the situation picker refused, so never played) plus what this final safety net
+    ``dropped`` (normally 0); ``n_exact``/``n_near`` count both. When rows were dropped and the
+    run streamed to ``output``, that file is rewritten with the kept rows only.
     """
     kept, leakage = exclude_sources(trajectories, traces)
+    # copies the run already refused before playing them (run/source.py) count here too
+    rejected = {kind: int(search.get(f"trace_copies_{kind}", 0)) for kind in ("exact", "near")}
+    search = {k: v for k, v in search.items()
+              if k not in ("trace_copies_exact", "trace_copies_near")}
+    leakage["rejected_before_play"] = rejected["exact"] + rejected["near"]
+    leakage["n_exact"] += rejected["exact"]
+    leakage["n_near"] += rejected["near"]
     search = {**search, "traces": {"n_traces": leakage.pop("n_sources"), "leakage": leakage}}
     if leakage["dropped"]:
         search["rows"] = len(kept)

@@ -73,7 +73,7 @@ class SituationSource:
         cfg: RunConfig,
         *,
         tasks: Sequence[Situation] | None = None,
-        reject: Callable[[str], bool] | None = None,
+        reject: Callable[[str], object] | None = None,
     ) -> None:
         self.spec, self.grid, self.writer, self.cfg = spec, grid, writer, cfg
         self.queue: deque[Drawn] = deque(
@@ -87,9 +87,11 @@ class SituationSource:
         self.visits: dict[str, int] = {}
         self.exhausted: str | None = None
         self.reject = reject
-        self.stats = {"candidates": 0, "coverage_fills": 0, "duplicates_skipped": 0}
+        self.stats = {"candidates": 0, "coverage_fills": 0, "duplicates_skipped": 0,
+                      "empty_asks": 0}
         if reject is not None:
-            self.stats["trace_copies_skipped"] = 0
+            self.stats.update(trace_copies_skipped=0, trace_copies_exact=0, trace_copies_near=0)
+        self._verdicts: dict[str, object] = {}  # reject's answers for the batch being picked
         self._dry = 0
 
     def next(self) -> Drawn | None:
@@ -141,6 +143,9 @@ class SituationSource:
                 groups.append(g)
         texts = self.writer.write(drafts)
         self.stats["candidates"] += len(texts)
+        many = getattr(self.reject, "many", None)
+        if callable(many):  # screen the whole batch for source copies in one pass
+            self._verdicts = dict(zip(texts, many(texts), strict=True))
         unit = _backend.hash64(f"batch|{self.slot}")
         chosen, fills, kept = pick_per_group(texts, groups, anchor_counts=list(self.anchors),
                                              seed=(cfg.seed ^ unit) & ((1 << 63) - 1),
@@ -152,7 +157,8 @@ class SituationSource:
             order = [pick] + [i for i, gi in enumerate(groups) if gi == g and i != pick]
             index = next((i for i in order if self._fresh(texts[i])), None)
             if index is None:
-                self.stats["duplicates_skipped"] += 1
+                if any(texts[i].strip() for i in order):  # all-empty slots: empty_asks
+                    self.stats["duplicates_skipped"] += 1
                 continue
             reason = "coverage" if g in fill_set else "farthest"
             if slots[g][0].block == "seed":
@@ -165,9 +171,16 @@ class SituationSource:
             self.exhausted = "situations_exhausted"
 
     def _fresh(self, text: str) -> bool:
-        if self.reject is not None and self.reject(text):
-            self.stats["trace_copies_skipped"] += 1
+        if not text.strip():  # the writer gave nothing to ask: never played, counted
+            self.stats["empty_asks"] += 1
             return False
+        if self.reject is not None:
+            verdict = self._verdicts[text] if text in self._verdicts else self.reject(text)
+            if verdict:  # a source trace's ask (exact or near copy): never played, counted
+                self.stats["trace_copies_skipped"] += 1
+                if verdict in ("exact", "near"):
+                    self.stats[f"trace_copies_{verdict}"] += 1
+                return False
         if not self.cfg.unique:
             return True
         return _backend.hash64(text) not in self.seen
@@ -182,7 +195,7 @@ class SituationSource:
             phr = replace(draft, cell=cell, phrasing=p, candidate=0)
             worded = self.writer.write([phr])[0]
             if not self._fresh(worded):
-                self.stats["duplicates_skipped"] += 1
+                self.stats["duplicates_skipped"] += bool(worded.strip())
                 continue
             self.seen.add(_backend.hash64(worded))
             self.queue.append(
