@@ -23,6 +23,12 @@ from whileai.simulations.rows import export_row
 __all__ = ["ExportRows", "SimulationData"]
 
 
+def _is_model_spec(value: object) -> bool:
+    from whileai.simulations.generate.agents import is_model_spec
+
+    return is_model_spec(value)
+
+
 class ExportRows(list[dict[str, Any]]):
     """The exported rows: a list that can also be called (``data.rows()``)."""
 
@@ -97,15 +103,17 @@ class SimulationData:
 
     def grade(
         self,
-        judge: Callable[[Any], Any] | None = None,
+        judge: Any = None,
         grader: Callable[[Any], Any] | None = None,
         rubric: str | None = None,
         **kwargs: Any,
     ) -> Any:
         """Grade the run.
 
-        - ``judge=``: grade copies with ``score.judging.run_judge``; returns a ``ScoredData``
-          and leaves this run untouched.
+        - ``judge=`` a model spec (``"openai:<model>"``, ``zps.local_model(...)``): the LLM
+          judge grades this run's rows in place (``score.llm_judge.grade``); returns its report.
+        - ``judge=`` a callable: grade copies with ``score.judging.run_judge``; returns a
+          ``ScoredData`` and leaves this run untouched.
         - ``grader=``: grade this run's rows in place; returns the judge report.
         - neither: the LLM judge (``score.llm_judge.grade``) with ``rubric`` (or the spec's).
 
@@ -116,6 +124,14 @@ class SimulationData:
         if judge is not None and grader is not None:
             raise ConfigError("pass judge= (graded copies) or grader= (in place), not both")
         judging = importlib.import_module("whileai.simulations.score.judging")
+        if judge is not None and _is_model_spec(judge):  # a judge model: grade in place
+            llm = importlib.import_module("whileai.simulations.score.llm_judge")
+            chosen = rubric if rubric is not None else self.rubric
+            report = llm.grade(self, judge=judge, rubric=chosen or None,
+                               use_privileged=bool(kwargs.pop("use_privileged", False)),
+                               **kwargs)
+            self._rows = None  # graded in place: rebuild the export view
+            return report
         if judge is not None:
             return judging.run_judge(self.trajectories, judge, **kwargs)
         if grader is not None:

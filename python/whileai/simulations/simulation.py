@@ -17,11 +17,18 @@ from typing import Any
 
 from whileai.errors import ConfigError, SpecError
 from whileai.simulations.data import SimulationData
-from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, resolve_agent
-from whileai.simulations.generate.diversity import near_copy_filter
+from whileai.simulations.generate.agents import (
+    RolloutAgent,
+    ToolWorld,
+    is_model_spec,
+    resolve_agent,
+)
 from whileai.simulations.generate.grid import Cell, build_grid
 from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.generate.writer import TemplateWriter
+from whileai.simulations.io import write_jsonl
+from whileai.simulations.rows import export_row
+from whileai.simulations.run import grading
 from whileai.simulations.run.config import RunConfig, resolve_config
 from whileai.simulations.run.engine import RunInputs, run
 from whileai.simulations.spec import AgentSpec, agent_spec, inspect
@@ -44,7 +51,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
                     warnings: list[str]) -> Writer:
     if simulator is False:
         return TemplateWriter()
-    if simulator is not None and not isinstance(simulator, str):
+    if simulator is not None and not is_model_spec(simulator):
         if isinstance(simulator, Writer):
             return simulator
         raise ConfigError(
@@ -77,7 +84,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
                    execute: Callable[..., Any] | None) -> RolloutAgent:
     """A model spec (or None: the configured model) goes through the backends; the rest
     through ``generate.agents.resolve_agent``. A model agent gets the writer for later turns."""
-    if agent is None or isinstance(agent, str):
+    if agent is None or is_model_spec(agent):
         try:
             backends = importlib.import_module("whileai.simulations.generate.backends")
         except ImportError as exc:
@@ -178,16 +185,12 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
             raise TypeError("simulate() got agent twice (positional and agent=)")
         agent = knobs.pop("agent")
     cfg = resolve_config(knobs)
-    for legacy in ("grade", "llm_grade"):
-        if knobs.get(legacy):
-            raise ConfigError(
-                f"{legacy}=True is not supported in this build: grade after the run with "
-                "data.grade(judge=...) or pass grader= to grade rows as they land"
-            )
+    if knobs.get("llm_grade"):
+        grading.require_judge()  # before anything runs: no judge, no run
     tools = knobs.get("tools")
     prompt = knobs.get("system_prompt", knobs.get("policy"))
     if tools is None and prompt is None and knobs.get("spec") is None and agent is not None \
-            and not isinstance(agent, str):
+            and not is_model_spec(agent):
         carried = inspect(agent)  # an agent object that carries its own tools and prompt
         tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
     spec = agent_spec(tools=tools, system_prompt=prompt, spec=knobs.get("spec"))
@@ -198,9 +201,11 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
     dimensions = dict(knobs.get("dimensions") or {})
     reject = None
     if knobs.get("traces") is not None:
-        aimed, asks = _trace_dimensions(knobs["traces"], spec)
+        from whileai.simulations.ingest.from_traces import SourceCopyCheck
+
+        aimed, _asks = _trace_dimensions(knobs["traces"], spec)
         dimensions = {**aimed, **dimensions}
-        reject = near_copy_filter(asks)
+        reject = SourceCopyCheck(knobs["traces"])  # the same test as gate_run, before play
     grid = build_grid(spec, dimensions or None)
     tasks, task_k = (None, None)
     if knobs.get("tasks") is not None:
@@ -212,23 +217,34 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
     rollout_agent = _resolve_agent(agent, spec, cfg, writer, execute)
     world: ToolWorld = _ExecuteWorld(execute) if execute else World(
         spec, fault_rate=cfg.fault_rate, seed=cfg.seed)
-    if cfg.logprobs and not isinstance(agent, str):
+    if cfg.logprobs and not (agent is None or is_model_spec(agent)):
         warnings.append("logprobs= records only with model agents; this agent is a callable")
     grader = knobs.get("grader")
     if grader is not None and not callable(grader):
         raise ConfigError("grader must be a callable row -> {'reward': ...}")
-    result = run(RunInputs(
-        spec=spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
-        grader=grader, output=knobs.get("output"), tasks=tasks, task_repeats=task_k,
-        warnings=tuple(warnings), reject=reject,
-    ))
-    for owned in (rollout_agent if isinstance(agent, str) or agent is None else None,
-                  writer if not isinstance(writer, TemplateWriter) else None):
-        close = getattr(owned, "close", None)
-        if callable(close):
-            close()
+    if knobs.get("grade"):
+        if grader is not None:
+            raise ConfigError("pass grade=True (legacy) or grader=, not both")
+        grader = grading.checklist_grader
+        warnings.append(grading.GRADE_WARNING)
+    try:
+        result = run(RunInputs(
+            spec=spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
+            grader=grader, output=knobs.get("output"), tasks=tasks, task_repeats=task_k,
+            warnings=tuple(warnings), reject=reject,
+        ))
+    finally:
+        for owned in (rollout_agent if agent is None or is_model_spec(agent) else None,
+                      writer if not isinstance(writer, TemplateWriter) else None):
+            close = getattr(owned, "close", None)
+            if callable(close):
+                close()
     trajectories, search = result.trajectories, result.search
-    if knobs.get("traces") is not None:  # source traces never enter the rows (traces area)
+    if knobs.get("llm_grade") and trajectories:
+        search["llm_grade"] = grading.llm_grade(trajectories)
+        if knobs.get("output") is not None:  # the streamed rows get their llm_reward too
+            write_jsonl(knobs["output"], [export_row(r) for r in trajectories])
+    if knobs.get("traces") is not None:  # final safety net: the picker already refused copies
         from whileai.simulations.ingest.from_traces import gate_run
 
         trajectories, search = gate_run(trajectories, search, knobs["traces"],

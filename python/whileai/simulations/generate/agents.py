@@ -17,7 +17,7 @@ During a rollout, ``current_rollout()`` names the rollout being answered (``.pro
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from whileai.errors import ConfigError
@@ -31,8 +31,25 @@ __all__ = [
     "ToolWorld",
     "checked_output",
     "current_rollout",
+    "is_model_spec",
+    "number_turns",
     "resolve_agent",
 ]
+
+
+def is_model_spec(value: object) -> bool:
+    """Is ``value`` a model spec: a spec string or ``zps.local_model(...)`` (a ``ModelSpec``)?
+
+    >>> is_model_spec("openai:gpt-4.1-mini"), is_model_spec(len)
+    (True, False)
+    """
+    if isinstance(value, str):
+        return True
+    try:
+        spec_mod = importlib.import_module("whileai.simulations.generate.backends.spec")
+    except ImportError:  # pragma: no cover - depends on the models area
+        return False
+    return isinstance(value, spec_mod.ModelSpec)
 
 
 class ToolWorld(Protocol):
@@ -62,9 +79,39 @@ class CallableAgent:
         self.name = getattr(fn, "__name__", type(fn).__name__)
 
     def run(self, situation: Situation, *, world: ToolWorld, seed: int) -> Mapping[str, Any]:
-        """Call the wrapped function with the ask."""
+        """Call the wrapped function with the ask; number its steps' turns if it did not."""
         result: Mapping[str, Any] = self.fn(situation.prompt)
+        steps = result.get("steps") if isinstance(result, Mapping) else None
+        if isinstance(steps, list | tuple) and all(isinstance(s, Mapping) for s in steps):
+            return {**result, "steps": number_turns(steps)}
         return result
+
+
+# A tool step carrying one of these came from a new model call (``rows.conversation``).
+_MODEL_CALL_KEYS = ("input_tokens", "output_tokens", "logprob", "n_tokens")
+
+
+def number_turns(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of ``steps`` with a 0-based agent ``turn`` on each, unless any step has one.
+
+    The numbering keeps ``rows.conversation``'s reading of unnumbered steps: consecutive tool
+    calls share a turn, a text step starts one (and the calls right after it belong to it), and
+    a tool step carrying a model call's fields starts a new one.
+
+    >>> [s["turn"] for s in number_turns([{"role": "assistant", "content": "looking"},
+    ...     {"tool": "a"}, {"tool": "b"}, {"role": "assistant", "content": "done"}])]
+    [0, 0, 0, 1]
+    """
+    out = [dict(s) for s in steps]
+    if any("turn" in s for s in out):
+        return out
+    turn = 0
+    for index, step in enumerate(out):
+        new_reply = "tool" not in step or any(k in step for k in _MODEL_CALL_KEYS)
+        if index and new_reply:
+            turn += 1
+        step["turn"] = turn if index else 0
+    return out
 
 
 def checked_output(result: object) -> dict[str, Any]:
@@ -115,7 +162,7 @@ def resolve_agent(agent: object, **backend_kwargs: Any) -> RolloutAgent:
             "with run(situation, *, world, seed), zps.seeded_agent(TOOLS), or a model spec "
             "such as 'openai:gpt-4.1-mini'"
         )
-    if isinstance(agent, str):
+    if is_model_spec(agent):
         backends = _backends()
         resolver = getattr(backends, "resolve_agent", None)
         if resolver is None:

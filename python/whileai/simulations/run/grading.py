@@ -1,0 +1,57 @@
+"""The grading flags of ``simulate``: ``llm_grade=True`` and the legacy ``grade=True``.
+
+``grade=True`` grades each row as it lands with the deterministic ``task_checklist`` (the
+conduct gate times the cell's outcome checks), exactly as ``grader=`` would, and the run's
+report warns that the flag is legacy. ``llm_grade=True`` asks the configured judge model
+(``whileai.configure(judge=...)`` or ``WHILEAI_JUDGE``) for an ``llm_reward`` on every finished
+row; the judge is checked before the run starts.
+
+>>> checklist_grader({"prompt": "hi", "steps": [], "final_text": "hello"})["reward"]
+1.0
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from whileai.errors import ConfigError
+
+__all__ = ["GRADE_WARNING", "checklist_grader", "llm_grade", "require_judge"]
+
+GRADE_WARNING = ("grade=True is legacy: rows got the deterministic task_checklist reward; pass "
+                 "grader=zps.task_checklist (same result) or grade later with data.grade(...)")
+
+
+def checklist_grader(row: Mapping[str, Any]) -> dict[str, Any]:
+    """``grade=True``'s grader: ``task_checklist`` of the row (reward and markers)."""
+    from whileai.simulations.export.checklist import task_checklist
+
+    result = task_checklist(dict(row))
+    return {"reward": result["reward"], "markers": result["markers"]}
+
+
+def require_judge() -> None:
+    """Raise before the run when ``llm_grade=True`` has no judge model to ask.
+
+    Raises:
+        ConfigError: no judge configured (the message names ``WHILEAI_JUDGE``).
+    """
+    try:
+        resolve = importlib.import_module("whileai.simulations.generate.backends.resolve")
+    except ImportError as exc:  # pragma: no cover - depends on the models area
+        raise ConfigError(f"llm_grade=True needs the model backends ({exc})") from exc
+    if resolve.resolve_spec("judge", None) is None:
+        raise ConfigError(
+            "llm_grade=True needs a judge model and none is configured: set WHILEAI_JUDGE "
+            "(e.g. 'openai:gpt-4.1-mini') or call whileai.configure(judge=...)"
+        )
+
+
+def llm_grade(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Add ``llm_reward`` to every row with the configured judge; return its counts."""
+    from whileai.simulations.score.llm_judge import llm_grade_rows
+
+    report: dict[str, Any] = llm_grade_rows(rows, judge=None)
+    return report
