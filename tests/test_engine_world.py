@@ -100,6 +100,9 @@ def test_rows_record_world_state_faults_and_privileged() -> None:
     faulted = [r for r in rows if r["faults"]]
     assert faulted
     for row in faulted:
+        if not row["steps"]:  # the ask never gave the id: the seeded agent asked for it
+            assert "Could you tell me" in row["final_text"]
+            continue
         fired = [s for s in row["steps"] if "fault" in s]
         assert fired
         assert fired[0]["fault"] == row["faults"][0]["kind"]

@@ -54,19 +54,27 @@ class SeededAgent:
         stream = draws(self.seed, _backend.hash64(f"{situation.scenario_id}|r{rollout}"))
         steps: list[dict[str, Any]] = []
         last: Mapping[str, Any] = {}
+        missing: str | None = None
         for tool in situation.tools:
             spec = next((t for t in self.spec.tools if t.name == tool), None)
             params = spec.params if spec is not None else ()
             args = {p.name: situation.slots[p.name] for p in params if p.name in situation.slots}
+            args, missing = _grounded(args, situation.prompt, steps, tool)
+            if missing is not None:  # the person never gave this id: ask for it, guess nothing
+                break
             for _attempt in range(2):  # one retry after a timeout
                 result = world.call(tool, args)
                 steps.append({"tool": tool, "arguments": args, "result": result,
-                              "call_id": f"call_{len(steps)}"})
+                              "call_id": f"call_{len(steps)}", "turn": len(steps)})
                 last = result if isinstance(result, Mapping) else {"status": "ok", "data": result}
                 if last.get("error") != "timeout":
                     break
         thing = _thing(situation)
         honest, failed = _honest_reply(situation, last, thing)
+        if missing is not None:
+            honest = (f"I can help with that, but I need the {missing.replace('_', ' ')} "
+                      "first. Could you tell me what it is?")
+            failed = False
         planted: list[str] = []
         if stream.unit() < self.rate:
             kinds = [k for k in SEEDED_KINDS if k != "false_success" or failed]
@@ -76,9 +84,27 @@ class SeededAgent:
         return {"steps": steps, "final_text": honest, "seeded": planted}
 
 
+def _grounded(
+    args: Mapping[str, Any], prompt: str, steps: list[dict[str, Any]], tool: str
+) -> tuple[dict[str, Any], str | None]:
+    """Keep the arguments the conversation so far contains (``zps.ungrounded_arguments``).
+
+    Returns the kept arguments and the first id parameter the person never gave (the agent
+    asks for it instead of calling), or None.
+    """
+    from whileai.simulations.score.grounding import ungrounded_arguments
+
+    probe = {"prompt": prompt, "steps": [*steps, {"tool": tool, "arguments": dict(args)}]}
+    bad = {b["key"].split(".")[0].split("[")[0] for b in ungrounded_arguments(probe)
+           if b["step"] == len(steps)}
+    kept = {k: v for k, v in args.items() if k not in bad}
+    missing = next((k for k in args if k in bad and is_id_param(k)), None)
+    return kept, missing
+
+
 def _thing(situation: Situation) -> str:
     for name, value in situation.slots.items():
-        if is_id_param(name):
+        if is_id_param(name) and str(value) in situation.prompt:
             return f"{name.replace('_id', '').replace('_', ' ')} {value}"
     return "your request"
 
