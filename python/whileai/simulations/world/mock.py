@@ -11,9 +11,11 @@
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Mapping
 from typing import Any
 
+from whileai import _backend
 from whileai.simulations.spec import AgentSpec, ToolSpec, agent_spec
 from whileai.simulations.world.rollout import RolloutContext, current_rollout
 from whileai.simulations.world.values import is_id_param
@@ -46,8 +48,12 @@ def fault_result(kind: str, tool: str, record: Mapping[str, Any] | None = None) 
 class World:
     """A schema-shaped mock environment for an agent's tools.
 
-    Inside ``simulate`` each rollout has its own records and fault plan (the current rollout);
-    outside a run, calls go to a private default rollout whose records accept any id.
+    Inside ``simulate`` each rollout has its own records and fault plan (the current rollout),
+    and the run's plan wins. Outside a run the records accept any id, and the world schedules
+    its own faults: the n-th call to a known tool fails with probability ``fault_rate``, the
+    kind drawn from ``FAULT_KINDS``, both decided by ``hash64(seed, n)`` alone, so the same
+    sequence of calls meets the same faults every time (``fault_rate=0``, the default of
+    ``world()``, never faults).
     """
 
     def __init__(self, spec: AgentSpec, *, fault_rate: float = 0.5, seed: int = 0) -> None:
@@ -55,6 +61,22 @@ class World:
         self.fault_rate = float(fault_rate)
         self.seed = seed
         self.tools: dict[str, ToolSpec] = {t.name: t for t in spec.tools}
+        self.outside_calls = 0  # known-tool calls answered outside a rollout
+        self._lock = threading.Lock()
+
+    def _outside_fault(self) -> str | None:
+        """The fault (if any) this world schedules for its next call outside a run."""
+        with self._lock:
+            n = self.outside_calls
+            self.outside_calls += 1
+        if self.fault_rate <= 0.0:
+            return None
+        draw = _backend.hash64(f"world|{self.seed}|{n}")
+        if draw / 2.0**64 >= self.fault_rate:
+            return None
+        from whileai.simulations.world.state import FAULT_KINDS
+
+        return FAULT_KINDS[_backend.hash64(f"world-kind|{self.seed}|{n}") % len(FAULT_KINDS)]
 
     def __repr__(self) -> str:
         return f"World({len(self.tools)} tools, fault_rate={self.fault_rate})"
@@ -66,7 +88,7 @@ class World:
             return {"status": "error", "error": "unknown_tool",
                     "message": f"no tool named {tool!r}; tools: {', '.join(self.tools)}"}
         ctx = current_rollout()
-        kind = ctx.next_fault(tool) if ctx is not None else None
+        kind = ctx.next_fault(tool) if ctx is not None else self._outside_fault()
         records = ctx.records if ctx is not None else None
         ids = [str(v) for k, v in args.items() if is_id_param(k) and isinstance(v, str | int)]
         record = records.get(ids[0]) if records is not None and ids else None
@@ -103,13 +125,21 @@ def world(
     *,
     system_prompt: str | None = None,
     spec: str | None = None,
-    fault_rate: float = 0.5,
+    fault_rate: float = 0.0,
     seed: int = 0,
 ) -> World:
     """Return the mock world for ``tools``: pass it to your agent and call ``.call(tool, args)``.
 
+    Inside ``simulate`` the run's fault plan applies; ``fault_rate``/``seed`` schedule faults
+    only for calls made outside a run (see :class:`World`), so an agent can be tried on
+    failures before any run.
+
     >>> world([{"name": "ping"}]).call("ping", {})["status"]
     'ok'
+    >>> a, b = (world([{"name": "ping"}], fault_rate=1.0, seed=7) for _ in range(2))
+    >>> r = a.call("ping", {})
+    >>> r == b.call("ping", {}) and r != {"status": "ok", "data": {}}
+    True
     """
     return World(agent_spec(tools=tools, system_prompt=system_prompt, spec=spec),
                  fault_rate=fault_rate, seed=seed)
