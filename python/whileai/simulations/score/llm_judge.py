@@ -21,7 +21,7 @@ from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.reply import json_in
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
-           "render_transcript"]
+           "prompt_hash", "render_transcript"]
 
 CONDUCT_FLOOR = (
     "Conduct floor (no task rubric was given):\n"
@@ -43,6 +43,16 @@ _PRIVILEGED_KEYS = ("principle", "reference", "hidden_state")
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def prompt_hash(*parts: object) -> str:
+    """A short stable hash of what a judge is told: change the prompt, get a new judge version.
+
+    >>> len(prompt_hash("system", "rubric"))
+    12
+    """
+    basis = json.dumps(list(parts), ensure_ascii=False)
+    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:12]
 
 
 def render_transcript(row: Mapping[str, Any]) -> str:
@@ -151,8 +161,7 @@ class LLMJudge:
         self.max_tokens = max_tokens
         self.attempts = max(1, attempts)
         criteria = self.rubric or CONDUCT_FLOOR
-        basis = json.dumps([JUDGE_SYSTEM, criteria, use_privileged], ensure_ascii=False)
-        self.prompt_hash = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:12]
+        self.prompt_hash = prompt_hash(JUDGE_SYSTEM, criteria, use_privileged)
         self.model = client.spec.label
         self.name = f"llm:{self.model}"
         self.version = f"{self.model}@{self.prompt_hash}"

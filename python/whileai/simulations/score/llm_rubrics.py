@@ -7,8 +7,6 @@ verdict per criterion (``markers["rubric:<item>"]``, reward = share of criteria 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,7 +14,7 @@ from typing import Any
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.reply import json_in
-from whileai.simulations.score.llm_judge import render_transcript
+from whileai.simulations.score.llm_judge import prompt_hash, render_transcript
 
 __all__ = ["RubricJudge", "rubric_items", "rubric_judge", "slug", "write_rubrics"]
 
@@ -144,8 +142,7 @@ class RubricJudge:
         self.temperature = temperature
         self.attempts = max(1, attempts)
         self.model = client.spec.label
-        basis = json.dumps([RUBRIC_SYSTEM, self.rubric], ensure_ascii=False)
-        self.prompt_hash = hashlib.sha256(basis.encode("utf-8")).hexdigest()[:12]
+        self.prompt_hash = prompt_hash(RUBRIC_SYSTEM, self.rubric)
         self.name = f"rubric:{self.model}"
         self.version = f"{self.model}@{self.prompt_hash}"
 
