@@ -173,12 +173,15 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
             ``budget``, ``time_budget``, ``until``, ``fault_rate``/``risk``,
             ``repeat_policy``, ``grader``, ``execute``, ``tasks``, ``output``,
             ``reproducible``, ``traces``, ``dimensions``, ``logprobs``, ``rubric``,
-            ``progress``, ``advanced`` (see the parameter reference).
+            ``progress``, ``advanced``, ``llm_grade``, ``grade`` (legacy) (see the parameter
+            reference).
 
     Raises:
         TypeError: an unknown keyword (the message lists the valid ones).
         SpecError: no tools and no system prompt, or a malformed tool.
-        ConfigError: a knob out of range, or a model spec with no backend.
+        ConfigError: a knob out of range, a model spec with no backend, or ``llm_grade=True``
+            with no judge configured (raised before the run).
+        AuthError: a model endpoint refused the key (the message names the variable to set).
     """
     if "agent" in knobs:
         if agent is not None:
