@@ -36,7 +36,7 @@ rust-check: build
 	cargo clippy --all-targets --features python -- -D warnings
 	cargo test --quiet
 
-lint: build
+lint: $(BIN)/.test-ready
 	$(BIN)/ruff check python tests benches tools
 	$(BIN)/mypy
 	$(BIN)/python -m mypy.stubtest whileai._native

@@ -217,7 +217,7 @@ def _sympy_equal(a: str, b: str) -> bool | None:
     if not (_safe_for_sympy(a) and _safe_for_sympy(b)):
         return None
     try:
-        import sympy  # type: ignore[import-untyped]
+        import sympy  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return None
     try:
