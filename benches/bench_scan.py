@@ -1,23 +1,26 @@
-"""Bench the within-ask scan kernel (the core of hack_scan), pure Python vs Rust.
+"""Bench the within-ask scan kernel (the core of hack_scan): pure Python vs Rust vs numpy dense.
 
-16,000 rows (2,000 asks x 8 rollouts), about 200 sparse features (binary words, a few counts),
-100 permutations for the noise floor. Prints ``name,size,python_s,rust_s,speedup`` (the rust
-columns are empty until the native module has ``within_group_scan``); the backends must agree
-exactly or the bench stops. Times are the best of several repeats.
+16,000 rows (2,000 asks x 8 rollouts), 200 sparse features (binary words, a few counts), 100
+permutations for the noise floor (``--quick``: 200 asks). Prints
+``name,size,python_s,rust_s,speedup,numpy_ratio,note``. The numpy peer is a dense
+implementation: mixed groups only, centring by group with ``np.bincount``, correlations by one
+matrix product, and all permutations at once (within-group shuffles by argsort of
+``group + uniform key``, then one ``(features x rows) @ (rows x perms)`` product). The
+permutations are independent units (stream ``(seed, p)`` each), so the pure time is
+``t(0 perms) + (t(P) - t(0)) * perms / P`` with ``P = --pure-perms`` (the note says so; the first
+``P`` floor values are checked equal to the native ones). Targets: speedup >= 50, numpy >= 1.
 
-    .venv/bin/python benches/bench_scan.py [--asks 2000] [--k 8] [--features 200] [--perms 100]
+    .venv/bin/python benches/bench_scan.py [--quick] [--pure-perms 10] [--repeats 3]
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import random
-import sys
-import time
 from array import array
 from collections.abc import Callable
 from typing import Any
+
+from _bench import agree, backends, best_of, header, line, parser
 
 
 def make_inputs(asks: int, k: int, n_features: int, seed: int = 0) -> tuple[Any, ...]:
@@ -44,49 +47,62 @@ def make_inputs(asks: int, k: int, n_features: int, seed: int = 0) -> tuple[Any,
     return indptr, indices, values, n_features, groups, reward
 
 
-def best_of(repeats: int, fn: Callable[[], Any]) -> float:
-    """The fastest of ``repeats`` wall-clock timings of ``fn()``."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def numpy_peer(inputs: tuple[Any, ...], n_perm: int) -> Callable[[], Any] | None:
+    """Dense within-group scan with a permutation floor, or None if numpy is absent."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    indptr, indices, values, n_features, groups, reward = inputs
+    indptr_a, indices_a = np.asarray(indptr), np.asarray(indices)
+    values_a, groups_a, reward_a = np.asarray(values), np.asarray(groups), np.asarray(reward)
+
+    def run() -> Any:
+        rows = np.repeat(np.arange(len(groups_a)), np.diff(indptr_a))
+        x = np.zeros((len(groups_a), n_features))
+        x[rows, indices_a] = values_a
+        g = groups_a
+        size = np.bincount(g)
+        rsum, rsq = np.bincount(g, reward_a), np.bincount(g, reward_a * reward_a)
+        mixed = (size >= 2) & (rsq * size - rsum * rsum > 0)
+        keep = mixed[g]
+        x, gk, r = x[keep], g[keep], reward_a[keep]
+        _, gk = np.unique(gk, return_inverse=True)
+        cnt = np.bincount(gk).astype(float)
+        xsum = np.zeros((cnt.size, n_features))
+        np.add.at(xsum, gk, x)
+        xc = x - (xsum / cnt[:, None])[gk]
+        rc = r - (np.bincount(gk, r) / cnt)[gk]
+        sx = np.sqrt((xc * xc).sum(axis=0))
+        sx[sx == 0] = np.inf
+        rho = (xc.T @ rc) / (sx * np.sqrt(rc @ rc))
+        rng = np.random.default_rng(0)
+        keys = gk[None, :] + rng.random((n_perm, gk.size))
+        perm = np.argsort(keys, axis=1)
+        rp = rc[perm].T  # rows x perms
+        floor = np.abs((xc.T @ rp) / (sx[:, None] * np.sqrt((rp * rp).sum(axis=0)))).max(axis=0)
+        return rho, floor
+
+    return run
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--asks", type=int, default=2000)
-    parser.add_argument("--k", type=int, default=8)
-    parser.add_argument("--features", type=int, default=200)
-    parser.add_argument("--perms", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--python-repeats", type=int, default=1)
-    args = parser.parse_args()
-
-    pure = importlib.import_module("whileai._pure")
-    try:
-        native: Any = importlib.import_module("whileai._native")
-        if not hasattr(native, "within_group_scan"):
-            native = None
-    except ImportError:
-        native = None
-    inputs = make_inputs(args.asks, args.k, args.features)
-    call = (*inputs, args.perms, 0)
-    expected = pure.within_group_scan(*call)
-    python_s = best_of(args.python_repeats, lambda: pure.within_group_scan(*call))
-    rust_s: float | None = None
-    if native is not None:
-        if tuple(list(x) for x in native.within_group_scan(*call)) != tuple(
-            list(x) for x in expected
-        ):
-            sys.exit("backends disagree: the bench is void")
-        rust_s = best_of(args.repeats, lambda: native.within_group_scan(*call))
-    size = f"{args.asks * args.k}x{args.features}x{args.perms}"
-    print("name,size,python_s,rust_s,speedup")
-    rust = "" if rust_s is None else f"{rust_s:.4f}"
-    speed = "" if rust_s is None else f"{python_s / rust_s:.1f}"
-    print(f"scan,{size},{python_s:.4f},{rust},{speed}")
+    p = parser(__doc__)
+    p.add_argument("--pure-perms", type=int, default=10)
+    args = p.parse_args()
+    pure, native = backends()
+    asks, k, features, perms = (200 if args.quick else 2000), 8, 200, 100
+    inputs = make_inputs(asks, k, features)
+    rust_s, out = best_of(lambda: native.within_group_scan(*inputs, perms, 0), args.repeats)
+    base_s, _ = best_of(lambda: pure.within_group_scan(*inputs, 0, 0), 1)
+    part_s, expected = best_of(lambda: pure.within_group_scan(*inputs, args.pure_perms, 0), 1)
+    agree([out[0], out[1][: args.pure_perms], out[2]], expected, "within_group_scan")
+    python_s = base_s + (part_s - base_s) * perms / args.pure_perms
+    peer = numpy_peer(inputs, perms)
+    peer_s = None if peer is None else best_of(peer, args.repeats)[0]
+    header(["numpy"])
+    note = f"pure = t(0) + (t({args.pure_perms}) - t(0)) x {perms / args.pure_perms:g}"
+    line("scan", f"{asks * k}x{features}x{perms}", python_s, rust_s, [peer_s], note)
 
 
 if __name__ == "__main__":
