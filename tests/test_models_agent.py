@@ -12,6 +12,7 @@ import pytest
 from chat_server import Answer, completion, serve
 from whileai.simulations.generate.backends import (
     ChatClient,
+    ModelQuotaError,
     RetryPolicy,
     local_model,
     resolve_agent,
@@ -316,3 +317,37 @@ def test_writer_is_told_the_world_s_real_ids_not_the_nouns() -> None:
     facts = json.loads(prompt.split("Facts the person knows and may mention:\n")[1].split("\n")[0])
     assert facts == {"order_id (the order)": "O-41553", "qty": 2}
     assert '"order"' not in prompt  # the noun labels the id; it never stands in for it
+
+
+def test_rollouts_cut_short_by_a_spent_quota_fail_with_the_quota_error() -> None:
+    quota = Answer({"error": {"code": "insufficient_quota", "message": "quota"}}, status=429)
+
+    def handler(path: str, body: dict[str, Any], i: int) -> Answer:
+        if body["messages"][-1]["content"] == "waits":
+            return Answer({"error": "busy"}, status=503)  # this rollout backs off and waits
+        return quota
+
+    patient = RetryPolicy(max_retries=3, backoff=30.0, max_backoff=30.0, timeout=5.0)
+    outcome: list[BaseException] = []
+    with serve(handler) as server:
+        agent = ModelAgent(ChatClient(local_model(server.url, model="m"), policy=patient),
+                           tools=TOOLS)
+
+        def waiting() -> None:
+            try:
+                agent.run({"prompt": "waits"}, world=FakeWorld())
+            except BaseException as exc:  # recorded for the assertion below
+                outcome.append(exc)
+
+        thread = threading.Thread(target=waiting)
+        thread.start()
+        while not server.chat_bodies():  # the waiting rollout has been answered 503
+            threading.Event().wait(0.01)
+        with pytest.raises(ModelQuotaError, match="out of quota"):
+            agent.run({"prompt": "spends"}, world=FakeWorld())
+        thread.join(timeout=10)
+        agent.close()
+    (cut,) = outcome
+    assert isinstance(cut, ModelQuotaError)  # the reason, not a bare StoppedError
+    assert cut.role == "agent"
+    assert "out of quota" in str(cut)

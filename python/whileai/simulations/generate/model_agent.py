@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from whileai.errors import AuthError, QuotaError
-from whileai.simulations.generate.backends.client import ChatClient, ModelRole
+from whileai.simulations.generate.backends.client import (
+    ChatClient,
+    ModelQuotaError,
+    ModelRole,
+    StoppedError,
+)
 from whileai.simulations.generate.backends.reply import Reply, ToolCall
 
 __all__ = ["AgentSettings", "ModelAgent", "normalise_tools", "situation_field"]
@@ -143,6 +148,7 @@ class ModelAgent(ModelRole):
         self.system_prompt = system_prompt
         self.settings = settings or AgentSettings()
         self.execute = execute
+        self._refused: QuotaError | AuthError | None = None  # what stopped the client, if any
 
     def _answer(
         self, call: ToolCall, world: Any, execute: Execute | None
@@ -179,14 +185,21 @@ class ModelAgent(ModelRole):
 
         Raises:
             ModelQuotaError, AuthError: the endpoint refused for good; the client is stopped
-                first, so every other rollout in flight fails at once instead of retrying.
+                first, so every other rollout in flight fails at once with the same error
+                (not a bare ``StoppedError``) instead of retrying.
             BackendError: the endpoint failed after its retries.
         """
         try:
             return self._run(situation, world, seed, user, execute)
-        except (QuotaError, AuthError):
+        except (QuotaError, AuthError) as exc:
+            self._refused = self._refused or exc
             self.client.stop()
             raise
+        except StoppedError:
+            refused = self._refused
+            if refused is None:  # stopped by the run itself (its clock), not by a refusal
+                raise
+            raise _same_refusal(refused) from None
 
     def _run(self, situation: object, world: Any, seed: int, user: UserTurns | None,
              execute: Execute | None) -> dict[str, Any]:
@@ -288,6 +301,13 @@ class ModelAgent(ModelRole):
             if s.logprobs == "tokens":
                 row["logprob_tokens"] = all_tokens
         return row
+
+
+def _same_refusal(exc: QuotaError | AuthError) -> QuotaError | AuthError:
+    """A fresh copy of the refusal that stopped the client, for a rollout it cut short."""
+    if isinstance(exc, ModelQuotaError):
+        return ModelQuotaError(str(exc), role=exc.role)
+    return type(exc)(str(exc))
 
 
 def _writer_source(writer: Any, situation: object) -> UserTurns | None:
