@@ -377,7 +377,14 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// backend's `array("d", values)`, then the values copied out.
 fn float_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     let py = obj.py();
-    let array = py.import("array")?.getattr("array")?.call1(("d", obj))?;
+    let array_type = py.import("array")?.getattr("array")?;
+    let is_d =
+        obj.get_type().is(&array_type) && obj.getattr("typecode")?.extract::<String>()? == "d";
+    let array = if is_d {
+        obj.clone()
+    } else {
+        array_type.call1(("d", obj))?
+    };
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
     Ok(raw
@@ -449,7 +456,15 @@ fn sign_flip_means<'py>(
 /// `array.array("q", obj)`'s values: the pure backend's int sequences, copied out.
 fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     let py = obj.py();
-    let array = py.import("array")?.getattr("array")?.call1(("q", obj))?;
+    let array_type = py.import("array")?.getattr("array")?;
+    // An array('q') already holds the bytes: copy them once instead of rebuilding the array.
+    let is_q =
+        obj.get_type().is(&array_type) && obj.getattr("typecode")?.extract::<String>()? == "q";
+    let array = if is_q {
+        obj.clone()
+    } else {
+        array_type.call1(("q", obj))?
+    };
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
     Ok(raw

@@ -193,32 +193,49 @@ pub fn within_group_scan(
     }
 
     let active: Vec<&Feature> = features.iter().filter(|f| f.denom > 0.0).collect();
+    // Permutations in blocks of LANES: lane l of a block accumulates permutation p's covariance
+    // with exactly the scalar sequence of operations (same order, no fused multiply-add), so the
+    // lanes only let the independent sums share one pass over the feature's rows.
+    const LANES: usize = 8;
     let mut floor = vec![0.0; n_perm];
-    floor.par_iter_mut().enumerate().for_each_init(
-        || centred.clone(),
-        |shuffled, (p, slot)| {
-            shuffled.copy_from_slice(&centred);
-            let mut stream = Stream::new(seed, p as u64);
-            for rows in &mixed {
-                for k in (1..rows.len()).rev() {
-                    let m = stream.below(k as u64 + 1) as usize;
-                    shuffled.swap(rows[k], rows[m]);
+    floor
+        .par_chunks_mut(LANES)
+        .enumerate()
+        .for_each(|(block, slots)| {
+            let width = slots.len();
+            let mut shuffled = centred.clone();
+            let mut lanes = vec![0.0f64; n_rows * LANES];
+            for (l, _) in slots.iter().enumerate() {
+                shuffled.copy_from_slice(&centred);
+                let mut stream = Stream::new(seed, (block * LANES + l) as u64);
+                for rows in &mixed {
+                    for k in (1..rows.len()).rev() {
+                        let m = stream.below(k as u64 + 1) as usize;
+                        shuffled.swap(rows[k], rows[m]);
+                    }
+                }
+                for (i, &v) in shuffled.iter().enumerate() {
+                    lanes[i * LANES + l] = v;
                 }
             }
-            let mut top = 0.0;
+            let mut top = [0.0f64; LANES];
             for f in &active {
-                let mut cov = 0.0;
+                let mut cov = [0.0f64; LANES];
                 for (&i, &c) in f.rows.iter().zip(&f.values) {
-                    cov += c * shuffled[i];
+                    let row = &lanes[i * LANES..i * LANES + LANES];
+                    for l in 0..LANES {
+                        cov[l] += c * row[l];
+                    }
                 }
-                let value = clamp_unit(cov / f.denom).abs();
-                if value > top {
-                    top = value;
+                for l in 0..width {
+                    let value = clamp_unit(cov[l] / f.denom).abs();
+                    if value > top[l] {
+                        top[l] = value;
+                    }
                 }
             }
-            *slot = top;
-        },
-    );
+            slots.copy_from_slice(&top[..width]);
+        });
     Ok((rho, floor, support))
 }
 

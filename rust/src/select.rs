@@ -3,6 +3,8 @@
 //! same few float operations as the pure backend, so picks are identical in both. Dots come
 //! from sparse columns, so a pick costs the number of entries sharing a bucket with it.
 
+use rayon::prelude::*;
+
 use crate::rng::Stream;
 
 /// `dot / sqrt(float(norm_a * norm_b))` with the integers exact (as Python computes it).
@@ -33,6 +35,9 @@ pub fn select_diverse(
     let n = counts.len() / dim;
     if n == 0 {
         return Vec::new();
+    }
+    if let Some(picks) = select_small(counts, dim, k, seed, noise, anchors) {
+        return picks;
     }
     // Sparse rows and columns: every dot product is an exact integer sum over shared buckets.
     let mut rows: Vec<Vec<(usize, i128)>> = Vec::with_capacity(n);
@@ -119,6 +124,151 @@ pub fn select_diverse(
         absorb(best, &chosen, &mut nearest);
     }
     picks
+}
+
+/// The same choice as [`select_diverse`] when every squared norm is below 2^31 (so every product
+/// of two norms fits in `i64` and every dot in `i64`): compact `u32`/`i64` sparse columns, and
+/// integer-to-float conversions that round exactly as the `i128` path (and Python) do. `None`
+/// when the counts are too large for it.
+fn select_small(
+    counts: &[i64],
+    dim: usize,
+    k: usize,
+    seed: u64,
+    noise: f64,
+    anchors: &[usize],
+) -> Option<Vec<usize>> {
+    const LIMIT: i64 = (1 << 31) - 1;
+    let n = counts.len() / dim;
+    if n > u32::MAX as usize {
+        return None;
+    }
+    let mut starts: Vec<u32> = Vec::with_capacity(n + 1);
+    let mut row_b: Vec<u32> = Vec::new();
+    let mut row_c: Vec<i64> = Vec::new();
+    let mut norms: Vec<i64> = Vec::with_capacity(n);
+    let mut col_len = vec![0usize; dim];
+    starts.push(0);
+    for row in counts.chunks_exact(dim) {
+        let mut norm: i64 = 0;
+        for (b, &c) in row.iter().enumerate() {
+            if c != 0 {
+                if !(-LIMIT..=LIMIT).contains(&c) {
+                    return None;
+                }
+                norm = norm.checked_add(c * c).filter(|&x| x <= LIMIT)?;
+                row_b.push(b as u32);
+                row_c.push(c);
+                col_len[b] += 1;
+            }
+        }
+        norms.push(norm);
+        starts.push(u32::try_from(row_b.len()).ok()?);
+    }
+    // Columns as one flat buffer: (row, count) pairs of bucket b at col_start[b]..col_start[b+1].
+    let mut col_start = vec![0usize; dim + 1];
+    for b in 0..dim {
+        col_start[b + 1] = col_start[b] + col_len[b];
+    }
+    let mut fill = col_start.clone();
+    let mut col_j = vec![0u32; row_b.len()];
+    let mut col_c = vec![0i32; row_b.len()];
+    for i in 0..n {
+        for e in starts[i] as usize..starts[i + 1] as usize {
+            let b = row_b[e] as usize;
+            col_j[fill[b]] = i as u32;
+            col_c[fill[b]] = row_c[e] as i32; // |c| <= 46341: c * c <= 2^31 - 1
+            fill[b] += 1;
+        }
+    }
+    let jitter: Vec<f64> = (0..n)
+        .map(|i| {
+            if noise != 0.0 {
+                Stream::new(seed, i as u64).uniform() * noise
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut chosen = vec![false; n];
+    let mut order = Vec::new();
+    for &a in anchors {
+        if !chosen[a] {
+            chosen[a] = true;
+            order.push(a);
+        }
+    }
+    // Candidates split into contiguous parts, one per thread: each part's dots are exact integer
+    // sums over its own slice of every column (columns list rows ascending), and each
+    // candidate's distance is its own few float operations, so the split changes nothing.
+    let chunk = n.div_ceil(rayon::current_num_threads().max(1)).max(4096);
+    let parts = n.div_ceil(chunk);
+    // cut[b * (parts + 1) + t]: where part t starts in column b.
+    let mut cut = vec![0usize; dim * (parts + 1)];
+    for b in 0..dim {
+        let (lo, hi) = (col_start[b], col_start[b + 1]);
+        for t in 0..=parts {
+            let first_row = (t * chunk).min(n) as u32;
+            cut[b * (parts + 1) + t] = lo + col_j[lo..hi].partition_point(|&j| j < first_row);
+        }
+    }
+    let mut nearest = vec![1.0f64; n];
+    let mut dots = vec![0i64; n];
+    let absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64], dots: &mut [i64]| {
+        let pnorm = norms[pick];
+        if pnorm == 0 {
+            return; // distance 1.0 never lowers a nearest distance (they start at 1.0)
+        }
+        let entries = starts[pick] as usize..starts[pick + 1] as usize;
+        dots.par_chunks_mut(chunk)
+            .zip(nearest.par_chunks_mut(chunk))
+            .enumerate()
+            .for_each(|(t, (dots, nearest))| {
+                let base = t * chunk;
+                dots.fill(0);
+                for e in entries.clone() {
+                    let b = row_b[e] as usize;
+                    let c = row_c[e];
+                    let (lo, hi) = (cut[b * (parts + 1) + t], cut[b * (parts + 1) + t + 1]);
+                    for (&j, &cj) in col_j[lo..hi].iter().zip(&col_c[lo..hi]) {
+                        dots[j as usize - base] += c * i64::from(cj);
+                    }
+                }
+                for (o, (near, &dot)) in nearest.iter_mut().zip(dots.iter()).enumerate() {
+                    let j = base + o;
+                    if chosen[j] || norms[j] == 0 {
+                        continue;
+                    }
+                    // The same operations as `cosine`: exact integer product, rounded once.
+                    let distance = 1.0 - dot as f64 / ((pnorm * norms[j]) as f64).sqrt();
+                    if distance < *near {
+                        *near = distance;
+                    }
+                }
+            });
+    };
+    for &a in &order {
+        absorb(a, &chosen, &mut nearest, &mut dots);
+    }
+    let mut picks = Vec::new();
+    while picks.len() < k {
+        let mut best: Option<usize> = None;
+        let mut best_score = f64::NEG_INFINITY;
+        for j in 0..n {
+            if !chosen[j] {
+                let score = nearest[j] + jitter[j];
+                if score > best_score {
+                    best = Some(j);
+                    best_score = score;
+                }
+            }
+        }
+        let Some(best) = best else { break };
+        chosen[best] = true;
+        picks.push(best);
+        absorb(best, &chosen, &mut nearest, &mut dots);
+    }
+    Some(picks)
 }
 
 #[cfg(test)]
