@@ -119,7 +119,7 @@ def hand_features(
         "bullets": float(len(_BULLET.findall(text))),
         "headings": float(len(_HEADING.findall(text))),
         "code_fences": float(text.count("```")),
-        "digits": float(sum(ch.isdigit() for ch in text)),
+        "digits": float(sum(map(str.isdigit, text))),
     }
     for name in tools:
         out[f"tool:{name}"] = 1.0
@@ -167,5 +167,10 @@ def auto_features(rows: Sequence[Mapping[str, Any]], top: int = AUTO_TOP) -> lis
     for terms in per_row:
         counts.update(terms)
     ranked = sorted((t for t, c in counts.items() if c < len(rows)), key=lambda t: (-counts[t], t))
-    keep = set(ranked[:top])
-    return [{f"contains:{t}": 1.0 for t in sorted(terms & keep)} for terms in per_row]
+    # One shared key string per kept term (a row's dict holds references, not fresh copies).
+    key = {t: f"contains:{t}" for t in ranked[:top]}
+    out = []
+    for i, terms in enumerate(per_row):
+        out.append({key[t]: 1.0 for t in sorted(terms & key.keys())})
+        per_row[i] = set()  # free each row's terms as soon as they are used
+    return out

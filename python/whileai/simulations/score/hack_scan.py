@@ -205,7 +205,8 @@ def _rank(
         for row_feats, extra in zip(feats, auto_features(used, top), strict=True):
             row_feats.update(extra)
     names = {n for f in feats for n in f}
-    binary = {n for n in names if all(f.get(n, 0.0) in (0.0, 1.0) for f in feats)}
+    # A name is binary unless some row holds a value other than 0 or 1 (one pass over the rows).
+    binary = names - {n for f in feats for n, v in f.items() if v not in (0.0, 1.0)}
     tiers = {n: _tier(n) for n in names}
     first = build_matrix(feats, groups, rewards, tiers=tiers, endorsed=is_endorsed)
     rho0, _, _ = run_scan(first, 0, 0)
