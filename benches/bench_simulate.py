@@ -5,7 +5,8 @@ a few sizes, once with the pure-Python kernels (``WHILEAI_PURE=1``) and once wit
 module (where it is built; a kernel it lacks is still served by Python). Each timing is the
 best of several repeats in a fresh subprocess, and both backends must produce the same rows
 (compared by a hash of the JSON rows at ``concurrency: 1``). Prints one CSV line per case:
-``name,size,python_s,rust_s,speedup,python_rows_per_s,rust_rows_per_s,select_backend``.
+``name,size,python_s,rust_s,speedup,python_rows_per_s,rust_rows_per_s,note`` (the note is the
+backend that served ``select_diverse``).
 
 The rows-per-second figure at several sizes shows whether engine overhead grows faster than
 the rows (it should stay flat).
@@ -26,6 +27,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from _bench import header  # noqa: E402
 
 SPECS = ("orders", "wide")
 MODES = ("explore", "rl")
@@ -95,7 +98,7 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     native = native_available()
-    print("name,size,python_s,rust_s,speedup,python_rows_per_s,rust_rows_per_s,select_backend")
+    header(["python_rows_per_s", "rust_rows_per_s"])  # the note column: select backend
     for spec in SPECS:
         for mode in MODES:
             for size in sizes:
