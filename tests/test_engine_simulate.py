@@ -297,7 +297,7 @@ def test_an_agent_object_that_carries_tools_and_prompt_needs_no_more() -> None:
 def test_progress_line_on_a_tty_only() -> None:
     import io
 
-    from whileai.simulations.run.engine import Progress
+    from whileai.simulations.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
@@ -305,7 +305,7 @@ def test_progress_line_on_a_tty_only() -> None:
 
     tty, pipe = Tty(), io.StringIO()
     for stream in (tty, pipe):
-        bar = Progress(10, enabled=True, stream=stream)
+        bar = Progress("simulate", 10, enabled=True, stream=stream)
         bar.update(4, force=True)
         bar.finish(10)
     assert "simulate: 4/10 rows" in tty.getvalue()
@@ -313,7 +313,7 @@ def test_progress_line_on_a_tty_only() -> None:
     assert "ETA" in tty.getvalue()
     assert pipe.getvalue() == ""
     silent = Tty()
-    off = Progress(10, enabled=False, stream=silent)
+    off = Progress("simulate", 10, enabled=False, stream=silent)
     off.update(5, force=True)
     off.finish(5)
     assert silent.getvalue() == ""

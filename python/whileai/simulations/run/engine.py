@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from whileai import _backend
 from whileai.errors import AuthError, QuotaError, RowError
@@ -23,6 +22,7 @@ from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.io import JsonlAppender, write_jsonl
+from whileai.simulations.progress import Progress
 from whileai.simulations.rows import export_row
 from whileai.simulations.run.allocation import Allocator, Job
 from whileai.simulations.run.config import RunConfig
@@ -31,7 +31,7 @@ from whileai.simulations.run.source import SituationSource
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
 
-__all__ = ["Progress", "RunInputs", "RunResult", "run"]
+__all__ = ["RunInputs", "RunResult", "run"]
 
 _CLOSING_SHARE = 0.9  # past this share of time_budget, open no new groups
 
@@ -63,39 +63,6 @@ class RunResult:
     stopped_because: str
     repeats: int
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-class Progress:
-    """One self-overwriting progress line on stderr (only when it is a TTY)."""
-
-    def __init__(self, target: int, *, enabled: bool, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = enabled and self.stream.isatty()
-        self.target = target
-        self.start = time.monotonic()
-        self.last = 0.0
-
-    def update(self, done: int, *, force: bool = False) -> None:
-        """Redraw the line at most five times a second."""
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self.last < 0.2:
-            return
-        self.last = now
-        elapsed = max(now - self.start, 1e-9)
-        rate = done / elapsed
-        eta = (self.target - done) / rate if rate > 0 else float("inf")
-        eta_text = f"{eta:.0f}s" if eta != float("inf") else "?"
-        self.stream.write(f"\rsimulate: {done}/{self.target} rows  {rate:.1f}/s  ETA {eta_text} ")
-        self.stream.flush()
-
-    def finish(self, done: int) -> None:
-        """Draw the final state and end the line."""
-        if self.enabled:
-            self.update(done, force=True)
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _rollout_seed(cfg: RunConfig, situation: Situation, index: int) -> int:
@@ -161,7 +128,7 @@ def run(inputs: RunInputs) -> RunResult:
     alloc = Allocator(repeats=repeats, probe=cfg.probe, adaptive=cfg.repeat_policy == "adaptive")
     reproducible = cfg.reproducible or cfg.concurrency == 1
     trajectories: list[dict[str, Any]] = []
-    progress = Progress(cfg.budget, enabled=cfg.progress)
+    progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
     appender = JsonlAppender(inputs.output) if inputs.output is not None else None
     pool = cf.ThreadPoolExecutor(cfg.concurrency) if cfg.concurrency > 1 else None
     inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]], tuple[int, Job]] = {}

@@ -40,15 +40,14 @@ grades held-out rollouts; ``evaluate(...).failed_traces()`` aims the next ``simu
 from __future__ import annotations
 
 import math
-import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Real
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
+from whileai.simulations.progress import Progress
 from whileai.simulations.score.kwcheck import valid_kwargs
 from whileai.simulations.score.rowsource import as_rows
 from whileai.simulations.score.scored import ScoredData
@@ -140,28 +139,6 @@ def _interpret(
     if coerced:
         extra["coerced"] = coerced
     return "ok", number, extra, ""
-
-
-def _progress(total: int, *, enabled: bool) -> Callable[[int], None]:
-    """A callback drawing ``grade: done/total rate ETA`` on stderr (TTY only, 5 times a second)."""
-    stream = sys.stderr
-    if not enabled or total < 20 or not stream.isatty():
-        return lambda done: None
-    start = time.monotonic()
-    last = [0.0]
-
-    def show(done: int) -> None:
-        now = time.monotonic()
-        if done < total and now - last[0] < 0.2:
-            return
-        last[0] = now
-        rate = done / max(now - start, 1e-9)
-        eta = f"{(total - done) / rate:.0f}s" if rate > 0 else "?"
-        end = "\n" if done >= total else ""
-        stream.write(f"\rgrade: {done}/{total} rows  {rate:.1f}/s  ETA {eta} {end}")
-        stream.flush()
-
-    return show
 
 
 def _check_scale(scale: Any) -> tuple[float, float] | None:
@@ -317,17 +294,18 @@ def run_judge(
             streak[0] = streak[0] + 1 if out["judge_status"] == "timeout" else 0
         return out
 
-    show = _progress(len(row_list), enabled=progress)
+    line = Progress("grade", len(row_list), enabled=progress, min_target=20)
     graded = []
     if workers == 1 or len(row_list) < 2:
         for row in row_list:
             graded.append(one(row))
-            show(len(graded))
+            line.update(len(graded))
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for done in pool.map(one, row_list):
                 graded.append(done)
-                show(len(graded))
+                line.update(len(graded))
+    line.finish(len(graded))
     return ScoredData(rows=graded, judge_name=label, version=version, source=source)
 
 
