@@ -8,8 +8,6 @@ same floats bit for bit. Inputs and outputs are flat ``array('d')`` buffers and 
 >>> means = bootstrap_means(array("d", [0.0, 1.0, 1.0, 0.0]), 3, 7)
 >>> len(means), all(0.0 <= m <= 1.0 for m in means)
 (3, True)
->>> percentile(array("d", [1.0, 2.0, 3.0, 4.0]), 0.5)
-2.5
 """
 
 from __future__ import annotations
@@ -23,7 +21,6 @@ from whileai._pure.rng import GOLDEN, MASK64, check_seed, mix64
 __all__ = [
     "bootstrap_mean_diff",
     "bootstrap_means",
-    "percentile",
     "sign_flip_means",
 ]
 
@@ -153,25 +150,3 @@ def sign_flip_means(diffs: Sequence[float], n_perm: int, seed: int) -> array:  #
             total += -v if (z >> 63) else v
         out[p] = total / n
     return out
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Return the ``q`` quantile (0 <= q <= 1) of ``values`` by linear interpolation.
-
-    Sort ascending; ``h = q * (len - 1)``; ``i = floor(h)``; result
-    ``x[i] + (h - i) * (x[i+1] - x[i])`` (``x[i]`` when ``i`` is the last index). This is
-    numpy's default ("linear", Hyndman-Fan type 7).
-
-    >>> percentile([3.0, 1.0, 2.0], 0.25)
-    1.5
-    """
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"q must be in [0, 1], got {q}")
-    xs = sorted(values)
-    if not xs:
-        raise ValueError("values is empty: no percentile to take")
-    h = q * (len(xs) - 1)
-    i = math.floor(h)
-    if i >= len(xs) - 1:
-        return float(xs[-1])
-    return float(xs[i] + (h - i) * (xs[i + 1] - xs[i]))
