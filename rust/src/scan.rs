@@ -176,7 +176,10 @@ pub fn within_group_scan(
 
     let features: Vec<Feature> = cells
         .par_iter()
-        .map(|col| feature_contributions(col, &mixed, &group_of, var_r))
+        .map_init(
+            || vec![0.0f64; n_rows],
+            |scratch, col| feature_contributions(col, &mixed, &group_of, var_r, scratch),
+        )
         .collect();
 
     let mut rho = vec![0.0; input.n_features];
@@ -245,6 +248,7 @@ fn feature_contributions(
     mixed: &[Vec<usize>],
     group_of: &[usize],
     var_r: f64,
+    scratch: &mut [f64],
 ) -> Feature {
     let mut rows_j = Vec::new();
     let mut vals_j = Vec::new();
@@ -252,15 +256,16 @@ fn feature_contributions(
     let mut touched: Vec<usize> = col.iter().map(|&(i, _)| group_of[i]).collect();
     touched.sort_unstable();
     touched.dedup();
-    let lookup = |i: usize| match col.binary_search_by_key(&i, |&(row, _)| row) {
-        Ok(k) => col[k].1,
-        Err(_) => 0.0,
-    };
+    // The column scattered into an all-zero row buffer (reset before returning): a row's value
+    // is its entry, or 0.0 where it has none.
+    for &(i, v) in col {
+        scratch[i] = v;
+    }
     let mut dense = Vec::new();
     for &g in &touched {
         let rows = &mixed[g];
         dense.clear();
-        dense.extend(rows.iter().map(|&i| lookup(i)));
+        dense.extend(rows.iter().map(|&i| scratch[i]));
         let first = dense[0];
         if dense.iter().all(|&v| v == first) {
             continue;
@@ -268,6 +273,9 @@ fn feature_contributions(
         let mean = sequential_mean(dense.iter().copied());
         rows_j.extend_from_slice(rows);
         vals_j.extend(dense.iter().map(|&v| v - mean));
+    }
+    for &(i, _) in col {
+        scratch[i] = 0.0;
     }
     let mut var_x = 0.0;
     for &c in &vals_j {
