@@ -213,8 +213,10 @@ fn select_small(
         }
     }
     let mut nearest = vec![1.0f64; n];
-    let mut dots = vec![0i64; n];
-    let absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64], dots: &mut [i64]| {
+    // Every partial dot is bounded by the product of the two norms' square roots (Cauchy-Schwarz
+    // on absolute values), below 2^31: i32 sums are exact.
+    let mut dots = vec![0i32; n];
+    let absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64], dots: &mut [i32]| {
         let pnorm = norms[pick];
         if pnorm == 0 {
             return; // distance 1.0 never lowers a nearest distance (they start at 1.0)
@@ -228,10 +230,10 @@ fn select_small(
                 dots.fill(0);
                 for e in entries.clone() {
                     let b = row_b[e] as usize;
-                    let c = row_c[e];
+                    let c = row_c[e] as i32; // |c| <= 46340
                     let (lo, hi) = (cut[b * (parts + 1) + t], cut[b * (parts + 1) + t + 1]);
                     for (&j, &cj) in col_j[lo..hi].iter().zip(&col_c[lo..hi]) {
-                        dots[j as usize - base] += c * i64::from(cj);
+                        dots[j as usize - base] += c * cj;
                     }
                 }
                 for (o, (near, &dot)) in nearest.iter_mut().zip(dots.iter()).enumerate() {
@@ -240,7 +242,7 @@ fn select_small(
                         continue;
                     }
                     // The same operations as `cosine`: exact integer product, rounded once.
-                    let distance = 1.0 - dot as f64 / ((pnorm * norms[j]) as f64).sqrt();
+                    let distance = 1.0 - f64::from(dot) / ((pnorm * norms[j]) as f64).sqrt();
                     if distance < *near {
                         *near = distance;
                     }
