@@ -68,11 +68,14 @@ def build_matrix(
         j = col_of[names[0]]
         for i, value in columns[names[0]]:
             per_row[i].append((j, value))
+    # Columns were appended in ascending j (merged is sorted and j is its position), so each
+    # row's cells are already in column order.
     indptr, indices, values = array("q", [0]), array("q"), array("d")
     for cells in per_row:
-        for j, value in sorted(cells):
-            indices.append(j)
-            values.append(value)
+        if cells:
+            js, vs = zip(*cells, strict=True)
+            indices.extend(js)
+            values.extend(vs)
         indptr.append(len(indices))
     return FeatureMatrix(
         names=tuple(n[0] for n in merged),
