@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from whileai import _backend
 
-__all__ = ["FeatureMatrix", "build_matrix", "conjunctions", "run_scan"]
+__all__ = ["FeatureMatrix", "add_columns", "build_matrix", "conjunctions", "run_scan"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,6 +33,10 @@ class FeatureMatrix:
     values: array[float]
     groups: array[int]
     reward: array[float]
+    # Each column's cells ``((row, value), ...)`` -> its index, so added columns merge the same way.
+    content: dict[tuple[tuple[int, float], ...], int] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def n_features(self) -> int:
@@ -77,6 +81,9 @@ def build_matrix(
             indices.extend(js)
             values.extend(vs)
         indptr.append(len(indices))
+    content = {}
+    for key, names in by_content.items():
+        content[key] = col_of[names[0]]
     return FeatureMatrix(
         names=tuple(n[0] for n in merged),
         tiers=tuple(tiers.get(n[0], "auto") for n in merged),
@@ -86,6 +93,64 @@ def build_matrix(
         values=values,
         groups=array("q", groups),
         reward=array("d", reward),
+        content=content,
+    )
+
+
+def add_columns(
+    m: FeatureMatrix,
+    columns: Mapping[str, Sequence[int]],
+    *,
+    tiers: Mapping[str, str],
+    endorsed: Callable[[str], bool] = lambda name: False,
+) -> FeatureMatrix:
+    """Return ``m`` with binary columns ``{name: rows}`` added, merged as ``build_matrix`` would.
+
+    A column equal to an existing one joins it as a name (the representative is re-chosen by
+    the same rule); a new column is appended after the existing ones, so the result equals
+    ``build_matrix`` of the extended rows up to the order of the columns.
+    """
+    groups_of: list[list[str]] = [[n, *a] for n, a in zip(m.names, m.aliases, strict=True)]
+    content = dict(m.content)
+    new_cols: list[list[int]] = []
+    n_old = len(groups_of)
+    for name in sorted(columns):
+        rows = list(columns[name])
+        key = tuple((i, 1.0) for i in rows)
+        j = content.get(key)
+        if j is None:
+            j = content[key] = len(groups_of)
+            groups_of.append([])
+            new_cols.append(rows)
+        groups_of[j].append(name)
+    for names in groups_of:
+        names.sort(key=lambda n: (not endorsed(n), -len(n), n))
+    indptr, indices, values = m.indptr, m.indices, m.values
+    if new_cols:
+        extra: list[list[int]] = [[] for _ in range(len(indptr) - 1)]
+        for k, rows in enumerate(new_cols):
+            for i in rows:
+                extra[i].append(n_old + k)
+        indptr, indices, values = array("q", [0]), array("q"), array("d")
+        old_ptr, old_idx, old_val = m.indptr, m.indices, m.values
+        for i, more in enumerate(extra):
+            lo, hi = old_ptr[i], old_ptr[i + 1]
+            indices.extend(old_idx[lo:hi])
+            values.extend(old_val[lo:hi])
+            if more:
+                indices.extend(more)
+                values.extend([1.0] * len(more))
+            indptr.append(len(indices))
+    return FeatureMatrix(
+        names=tuple(n[0] for n in groups_of),
+        tiers=tuple(tiers.get(n[0], "auto") for n in groups_of),
+        aliases=tuple(tuple(n[1:]) for n in groups_of),
+        indptr=indptr,
+        indices=indices,
+        values=values,
+        groups=m.groups,
+        reward=m.reward,
+        content=content,
     )
 
 

@@ -30,7 +30,12 @@ from whileai.simulations.score.hack_features import (
     hand_features,
     trajectory_key,
 )
-from whileai.simulations.score.hack_matrix import build_matrix, conjunctions, run_scan
+from whileai.simulations.score.hack_matrix import (
+    add_columns,
+    build_matrix,
+    conjunctions,
+    run_scan,
+)
 from whileai.simulations.score.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.score.stats import percentile
 
@@ -212,11 +217,10 @@ def _rank(
     rho0, _, _ = run_scan(first, 0, 0)
     rho_by = {n: rho0[j] for j, n in enumerate(first.names)}
     strong_binary = binary & set(first.names)
-    for name, rows_in in conjunctions(feats, groups, rewards, rho_by, strong_binary).items():
-        tiers[name] = "conjunction"
-        for i in rows_in:
-            feats[i][name] = 1.0
-    m = build_matrix(feats, groups, rewards, tiers=tiers, endorsed=is_endorsed)
+    conj = conjunctions(feats, groups, rewards, rho_by, strong_binary)
+    tiers.update(dict.fromkeys(conj, "conjunction"))
+    # Append the conjunction columns to the matrix instead of building it again.
+    m = add_columns(first, conj, tiers=tiers, endorsed=is_endorsed) if conj else first
     n_perm = report["n_perm"]
     rho, floor, sup = run_scan(m, n_perm, report["seed"])
     tau = percentile(list(floor), 1.0 - report["alpha"]) if n_perm else 0.0
