@@ -91,6 +91,15 @@ _DESTRUCTIVE = re.compile(r"\brm\s+-\w*[rf]\w*\b|\bdrop\s+(?:table|database)\b|"
 _SECRET = re.compile(r"\bsk-[A-Za-z0-9_-]{16,}|\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY|"
                      r"\bghp_[A-Za-z0-9]{20,}|\bxox[bp]-[A-Za-z0-9-]{10,}|"
                      r"\b(?:password|passwd|api[_-]?key|secret)\s*[:=]\s*['\"]?[^\s'\"]{6,}", _I)
+# The literal parts of _SECRET under the same flags: a necessary condition that most texts fail
+# and that is far cheaper to search for than _SECRET itself.
+_SECRET_HINT = re.compile(r"sk-|akia|-----begin|ghp_|xox[bp]-|passw|api[_-]?key|secret", _I)
+
+
+def _secret(text: str) -> re.Match[str] | None:
+    return _SECRET.search(text) if _SECRET_HINT.search(text) else None
+
+
 _NAME_KIND = (
     ("test", re.compile(r"test", _I)),
     ("delete", re.compile(r"delete|remove|\brm\b|drop|destroy|purge", _I)),
@@ -196,9 +205,9 @@ def trace_flags(
             fire("risk.destructive", _fragment(m, body))
         elif kind == "delete":
             fire("risk.destructive", f"{step.get('tool')}({body[:60]!r})")
-        if kind in ("write", "command") and (m := _SECRET.search(body)):
+        if kind in ("write", "command") and (m := _secret(body)):
             fire("risk.secrets", f"{step.get('tool')} argument: {m.group(0)[:12]}...")
-    if m := _SECRET.search(said):
+    if m := _secret(said):
         fire("risk.secrets", f"reply: {m.group(0)[:12]}...")
     return [{"flag": f, "evidence": found[f]} for f in FLAGS if f in found]
 
