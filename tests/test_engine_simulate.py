@@ -253,15 +253,14 @@ def test_logprobs_with_a_callable_is_reported() -> None:
 
 
 def test_trace_asks_never_come_back_as_generated_asks() -> None:
-    from whileai.simulations.generate.diversity import near_copy_filter
-
     probe = zps.simulate(echo, tools=TOOLS, system_prompt=POLICY, budget=4, **QUIET)
     source = probe.trajectories[0]["prompt"]  # an ask the writer is known to produce
     traces = [{"prompt": source, "steps": [], "final_text": "x", "reward": 0}]
     data = zps.simulate(echo, tools=TOOLS, system_prompt=POLICY, traces=traces, budget=30,
                         **QUIET)
-    is_copy = near_copy_filter([source])
-    assert not any(is_copy(r["prompt"]) for r in data.trajectories)
+    leaks = zps.leakage_report(data.trajectories, traces)  # exact, or hash cosine >= 0.9
+    assert leaks["n_rows"] == len(data.trajectories) > 0
+    assert leaks["n_leaky"] == 0
     assert "trace_copies_skipped" in data.search
 
 

@@ -14,11 +14,11 @@ import math
 import re
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from whileai import _backend
 
-__all__ = ["DIM", "NOISE", "near_copy_filter", "near_duplicate_share", "novelty", "pick_per_group"]
+__all__ = ["DIM", "NOISE", "near_duplicate_share", "novelty", "pick_per_group"]
 
 DIM = 256
 _WORD = re.compile(r"\w+")
@@ -114,38 +114,6 @@ def novelty(
     base = as_vec(vec)
     best = max(_cosine(base, as_vec(t)) for t in tested)
     return max(0.0, 1.0 - best)
-
-
-def near_copy_filter(
-    sources: Sequence[str], threshold: float = 0.9, *, dim: int = DIM
-) -> Callable[[str], bool]:
-    """A predicate: is this text an exact or near copy (hash cosine >= threshold) of a source?
-
-    Source traces aim the grid but must never come back as generated asks.
-
-    >>> is_copy = near_copy_filter(["where is my order 4412"])
-    >>> is_copy("Where is my order 4412?"), is_copy("cancel my subscription")
-    (True, False)
-    """
-    texts = [t for t in sources if t]
-    flat = _backend.embed_counts(texts, dim)
-    rows = [[(b, c) for b, c in enumerate(flat[i * dim : (i + 1) * dim]) if c]
-            for i in range(len(texts))]
-    norms = [sum(c * c for _, c in row) for row in rows]
-
-    def is_copy(text: str) -> bool:
-        counts = _backend.embed_counts([text], dim)
-        n_sq = sum(c * c for c in counts)
-        if not n_sq:
-            return False
-        for row, norm in zip(rows, norms, strict=True):
-            if norm and sum(c * counts[b] for b, c in row) / math.sqrt(
-                float(n_sq * norm)
-            ) >= threshold:
-                return True
-        return False
-
-    return is_copy
 
 
 def near_duplicate_share(texts: Sequence[str], threshold: float = 0.8) -> float:
