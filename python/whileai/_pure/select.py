@@ -77,14 +77,15 @@ def select_diverse(
     # Sparse rows and columns: exact integers, so every dot equals the dense one.
     rows: list[list[tuple[int, int]]] = []
     norms: list[int] = []
-    columns: list[list[tuple[int, int]]] = [[] for _ in range(dim)]
+    # Only buckets some row uses get a column: memory follows the data, not dim.
+    columns: dict[int, list[tuple[int, int]]] = {}
     for i in range(n):
         base = i * dim
         row = [(b, c) for b, c in enumerate(counts[base : base + dim]) if c]
         rows.append(row)
         norms.append(sum(c * c for _, c in row))
         for b, c in row:
-            columns[b].append((i, c))
+            columns.setdefault(b, []).append((i, c))
     jitter = [Stream(seed, i).uniform() * noise if noise else 0.0 for i in range(n)]
     nearest = [1.0] * n  # distance to the nearest chosen row; 1.0 = nothing chosen yet
 
