@@ -5,22 +5,11 @@
 
 use rayon::prelude::*;
 
-use crate::error::CoreError;
+use crate::error::{float_repr, CoreError};
 use crate::rng::Stream;
 
 // Replicates per rayon task: a replicate can be as small as one draw.
 const MIN_REPLICATES_PER_TASK: usize = 16;
-
-/// Python's `repr` of a float, for the non-finite values named in error messages.
-fn float_repr(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
-    } else {
-        format!("{v:?}")
-    }
-}
 
 /// Every value finite, else `ValueError("<what>[i] is not finite (nan); ...")`.
 pub fn check_finite(values: &[f64], what: &str) -> Result<(), CoreError> {

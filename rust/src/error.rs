@@ -20,3 +20,15 @@ impl fmt::Display for CoreError {
 }
 
 impl std::error::Error for CoreError {}
+
+/// Python's `repr` of a float (`nan`, `inf`, `-inf`, else the shortest round-trip form), so error
+/// messages name a value exactly as the pure backend's f-strings do.
+pub fn float_repr(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{v:?}")
+    }
+}

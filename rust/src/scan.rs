@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use crate::error::CoreError;
+use crate::error::{float_repr, CoreError};
 use crate::rng::Stream;
 
 /// A sparse matrix in CSR form with one group id and one reward per row.
@@ -23,17 +23,6 @@ pub struct ScanInput<'a> {
 
 /// `(rho per feature, max |rho| per permutation, contributing rows per feature)`.
 pub type ScanOutput = (Vec<f64>, Vec<f64>, Vec<i64>);
-
-/// Python's `str` of a float, for error messages.
-fn float_str(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
-    } else {
-        format!("{v:?}")
-    }
-}
 
 /// Python's `min(1.0, max(-1.0, x))` (NaN-aware the way Python's builtins are).
 #[inline]
@@ -81,7 +70,7 @@ pub fn check_input(input: &ScanInput<'_>) -> Result<(), CoreError> {
         if !input.reward[i].is_finite() {
             return value(format!(
                 "reward[{i}] must be finite, got {}",
-                float_str(input.reward[i])
+                float_repr(input.reward[i])
             ));
         }
     }
