@@ -11,7 +11,7 @@ backend that served ``select_diverse``).
 The rows-per-second figure at several sizes shows whether engine overhead grows faster than
 the rows (it should stay flat).
 
-    .venv/bin/python benches/bench_simulate.py [--sizes 500,2000] [--repeats 2]
+    .venv/bin/python benches/bench_simulate.py [--sizes 500,2000] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ def worker(spec_name: str, mode: str, size: int, concurrency: int) -> None:
         "orders": (engine_specs.ORDERS_TOOLS, engine_specs.ORDERS_POLICY),
         "wide": (engine_specs.WIDE_TOOLS, engine_specs.WIDE_POLICY),
     }[spec_name]
-    knobs = {"mode": mode, "budget": size, "simulator": False, "progress": False,
-             "advanced": {"concurrency": concurrency}}
+    knobs: dict = {"mode": mode, "budget": size, "simulator": False, "progress": False}
+    if concurrency:  # 0: the product's default (rollouts on the calling thread for this agent)
+        knobs["advanced"] = {"concurrency": concurrency}
     if mode == "rl":
         knobs["repeats"] = 8
     start = time.perf_counter()
@@ -88,8 +89,9 @@ def native_available() -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="500,2000")
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=0,
+                        help="advanced['concurrency'] to force (default: simulate's own choice)")
     parser.add_argument("--worker", nargs=4, metavar=("SPEC", "MODE", "SIZE", "CONC"))
     args = parser.parse_args()
     if args.worker:

@@ -345,3 +345,35 @@ def test_agent_output_json_cannot_hold_is_a_counted_drop(tmp_path: Path) -> None
     assert data.search["agent_errors"] == 1
     assert "cannot be written as JSON" in data.search["first_agent_error"]
     assert len(path.read_text().splitlines()) == 4
+
+
+def test_in_process_rollouts_run_on_the_calling_thread_unless_threads_are_asked_for() -> None:
+    import threading
+
+    seen: set[str] = set()
+
+    def plain(message: str) -> dict[str, Any]:
+        seen.add(threading.current_thread().name)
+        return {"steps": [], "final_text": "ok"}
+
+    seeded = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, budget=8, **QUIET)
+    assert seeded.search["rollout_threads"] == 1  # seeded agent + mock world: all cpu_bound
+    forced = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, budget=8,
+                          advanced={"concurrency": 4}, **QUIET)
+    assert forced.search["rollout_threads"] == 4
+    # the same rows either way (threads may land them in another order)
+    def canonical(rows: list[dict[str, Any]]) -> list[str]:
+        return sorted(json.dumps(r, sort_keys=True) for r in rows)
+
+    assert canonical(forced.trajectories) == canonical(seeded.trajectories)
+    own_world = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, budget=8,
+                             execute=lambda tool, args: {"status": "ok"}, **QUIET)
+    assert own_world.search["rollout_threads"] == 32  # the caller's execute may wait on I/O
+    data = zps.simulate(plain, tools=TOOLS, budget=8, **QUIET)
+    assert data.search["rollout_threads"] == 32
+    assert threading.current_thread().name not in seen
+    seen.clear()
+    plain.cpu_bound = True  # type: ignore[attr-defined]
+    data = zps.simulate(plain, tools=TOOLS, budget=8, **QUIET)
+    assert data.search["rollout_threads"] == 1
+    assert seen == {threading.current_thread().name}

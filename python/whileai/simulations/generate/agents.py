@@ -72,11 +72,17 @@ class AgentOutputError(TypeError):
 
 
 class CallableAgent:
-    """Wraps ``agent(message) -> dict`` as a :class:`RolloutAgent`."""
+    """Wraps ``agent(message) -> dict`` as a :class:`RolloutAgent`.
+
+    A function that computes in-process and never waits on I/O can say so with
+    ``fn.cpu_bound = True``; ``simulate`` then plays it on the calling thread (see
+    ``run.engine.rollout_threads``).
+    """
 
     def __init__(self, fn: Callable[[str], Any]) -> None:
         self.fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
+        self.cpu_bound = getattr(fn, "cpu_bound", False) is True
 
     def run(self, situation: Situation, *, world: ToolWorld, seed: int) -> Mapping[str, Any]:
         """Call the wrapped function with the ask; number its steps' turns if it did not."""

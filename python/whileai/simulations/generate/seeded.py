@@ -36,6 +36,8 @@ _PADDING = (
 class SeededAgent:
     """Plays the target tools of each situation honestly; plants one mistake at ``rate``."""
 
+    cpu_bound = True  # pure Python, no I/O: simulate plays it on the calling thread
+
     def __init__(self, spec: AgentSpec, *, rate: float, seed: int) -> None:
         if not 0.0 <= rate <= 1.0:
             raise ConfigError(f"seeded_agent rate must be between 0 and 1, got {rate}")

@@ -68,6 +68,7 @@ class RunConfig:
     logprobs: bool | str = False
     progress: bool = True
     concurrency: int = 32
+    concurrency_given: bool = False
     stop_grace: float = 5.0
     embedder: str = "hash"
     embed_dim: int = 256
@@ -197,6 +198,7 @@ def resolve_config(knobs: Mapping[str, Any]) -> RunConfig:
         logprobs=k.get("logprobs") or False,
         progress=k.get("progress") is not False,
         concurrency=_positive_int("advanced['concurrency']", adv["concurrency"]),
+        concurrency_given="concurrency" in advanced,
         stop_grace=float(stop_grace),
         embedder=str(adv["embedder"]),
         embed_dim=embed_dim,

@@ -4,6 +4,11 @@ Everything it decides comes from the situation source and the allocator; this mo
 rollouts, lands them in a fixed order, and keeps the books. ``reproducible=True`` (or
 ``concurrency: 1``) lands rollouts wave by wave in job order, so rows are bit-identical across
 processes for the same seed.
+
+When every party to a rollout (agent, world, grader) says it is ``cpu_bound`` (it computes in
+this process and never waits on I/O, like the seeded agent in the mock world), worker threads
+could only fight over the GIL, so rollouts run on the calling thread unless
+``advanced["concurrency"]`` was given.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from whileai.simulations.run.source import SituationSource
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
 
-__all__ = ["RunInputs", "RunResult", "run"]
+__all__ = ["RunInputs", "RunResult", "rollout_threads", "run"]
 
 _CLOSING_SHARE = 0.9  # past this share of time_budget, open no new groups
 
@@ -67,6 +72,14 @@ class RunResult:
 
 def _rollout_seed(cfg: RunConfig, situation: Situation, index: int) -> int:
     return (cfg.seed + _backend.hash64(f"{situation.scenario_id}|r{index}")) & 0x7FFFFFFF
+
+
+def rollout_threads(inputs: RunInputs) -> int:
+    """Threads to play rollouts on: 1 when every party is ``cpu_bound`` and none were asked for."""
+    cfg = inputs.cfg
+    parties = (inputs.agent, inputs.world, inputs.grader)
+    in_process = all(getattr(p, "cpu_bound", False) is True for p in parties if p is not None)
+    return 1 if in_process and not cfg.concurrency_given else cfg.concurrency
 
 
 def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | None]:
@@ -126,11 +139,12 @@ def run(inputs: RunInputs) -> RunResult:
     source = SituationSource(inputs.spec, inputs.grid, inputs.writer, cfg, tasks=inputs.tasks,
                              reject=inputs.reject)
     alloc = Allocator(repeats=repeats, probe=cfg.probe, adaptive=cfg.repeat_policy == "adaptive")
-    reproducible = cfg.reproducible or cfg.concurrency == 1
+    threads = rollout_threads(inputs)
+    reproducible = cfg.reproducible or threads == 1
     trajectories: list[dict[str, Any]] = []
     progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
     appender = JsonlAppender(inputs.output) if inputs.output is not None else None
-    pool = cf.ThreadPoolExecutor(cfg.concurrency) if cfg.concurrency > 1 else None
+    pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
     inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]], tuple[int, Job]] = {}
     lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
     stop: str | None = None
@@ -177,7 +191,7 @@ def run(inputs: RunInputs) -> RunResult:
                 stop = "time_budget"
                 break
             open_new = not (cfg.time_budget and elapsed >= _CLOSING_SHARE * cfg.time_budget)
-            while len(inflight) < cfg.concurrency and committed < cfg.budget:
+            while len(inflight) < threads and committed < cfg.budget:
                 if not trajectories and lost + len(inflight) >= cfg.lost_limit:
                     break  # an agent that never succeeded gets exactly lost_limit tries
                 job = next_job(open_new)
@@ -253,6 +267,7 @@ def run(inputs: RunInputs) -> RunResult:
         stop = "agent_failed"
     search = _report(inputs, source, alloc, trajectories, lost, first_error, abandoned,
                      repeats, time.monotonic() - start)
+    search["rollout_threads"] = threads
     if halted is not None:
         search["quota_error"] = halted
         search.setdefault("first_agent_error", halted)

@@ -56,6 +56,8 @@ class World:
     ``world()``, never faults).
     """
 
+    cpu_bound = True  # answers from memory: rollouts against it gain nothing from threads
+
     def __init__(self, spec: AgentSpec, *, fault_rate: float = 0.5, seed: int = 0) -> None:
         self.spec = spec
         self.fault_rate = float(fault_rate)
