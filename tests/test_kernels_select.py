@@ -100,3 +100,33 @@ def test_golden_vectors(backend: ModuleType) -> None:
     assert len(cases) == 3
     for case in cases:
         assert backend.select_diverse(*case["args"]) == case["picks"]
+
+
+def test_small_arrays_read_in_place_pick_as_copied_inputs_do(
+    both_backends: tuple[ModuleType, ModuleType],
+) -> None:
+    """Native reads a small array('q') in place and copies lists and large arrays; same picks."""
+    native, pure = both_backends
+    import random
+
+    rng = random.Random(7)
+    for n, dim in ((40, 16), (300, 256)):  # 640 values (in place) and 76,800 (copied)
+        counts = array("q", (rng.choice((0, 0, 0, 1, 2)) for _ in range(n * dim)))
+        args = (dim, 12, 3, 0.02, [0, 5])
+        expected = pure.select_diverse(counts, *args)
+        assert native.select_diverse(counts, *args) == expected
+        assert native.select_diverse(list(counts), *args) == expected
+
+
+def test_an_array_changed_while_it_is_read_is_refused(
+    both_backends: tuple[ModuleType, ModuleType],
+) -> None:
+    native, _ = both_backends
+    counts = array("q", [1, 0, 0, 1])
+
+    def selected() -> Any:
+        counts.extend([1, 1])  # runs while the native side checks `selected`
+        yield 0
+
+    with pytest.raises(ValueError, match="counts changed"):
+        native.select_diverse(counts, 2, 1, 0, 0.0, selected())

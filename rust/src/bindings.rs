@@ -453,6 +453,23 @@ fn sign_flip_means<'py>(
     new_array(py, "d", &out)
 }
 
+/// Inputs up to this many values are read in place and their kernel runs holding the GIL:
+/// for the engine's small batches, copying them out and releasing the GIL cost more than the
+/// work itself; larger inputs are copied so the kernel can run while Python goes on.
+const IN_PLACE_MAX: usize = 1 << 16;
+
+/// `(address, length)` of an exact `array('q')` of at most [`IN_PLACE_MAX`] aligned values.
+fn small_q_array(obj: &Bound<'_, PyAny>) -> PyResult<Option<(usize, usize)>> {
+    let array_type = obj.py().import("array")?.getattr("array")?;
+    if !obj.get_type().is(&array_type) || obj.getattr("typecode")?.extract::<String>()? != "q" {
+        return Ok(None);
+    }
+    // `buffer_info()` is the documented (address, length) of the array's memory.
+    let (address, len): (usize, usize) = obj.call_method0("buffer_info")?.extract()?;
+    let aligned = address % std::mem::align_of::<i64>() == 0;
+    Ok((len <= IN_PLACE_MAX && (len == 0 || aligned)).then_some((address, len)))
+}
+
 /// `array.array("q", obj)`'s values: the pure backend's int sequences, copied out.
 fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     let py = obj.py();
@@ -733,17 +750,21 @@ fn select_diverse(
             noise.str()?
         )));
     }
-    let counts = int_buffer(counts)?;
+    let in_place = small_q_array(counts)?;
+    let copied = match in_place {
+        Some(_) => Vec::new(),
+        None => int_buffer(counts)?,
+    };
+    let len = in_place.map_or(copied.len(), |(_, len)| len);
     let dim_text = formatted(dim)?;
     // A dim beyond any buffer length: only an empty buffer divides evenly.
     let dim = dim.extract::<usize>().unwrap_or(usize::MAX);
-    if counts.len() % dim != 0 {
+    if len % dim != 0 {
         return Err(PyValueError::new_err(format!(
-            "counts has {} values, not a multiple of dim={dim_text}",
-            counts.len()
+            "counts has {len} values, not a multiple of dim={dim_text}"
         )));
     }
-    let n = counts.len() / dim;
+    let n = len / dim;
     let mut anchors = Vec::new();
     if let Some(selected) = selected {
         if selected.is_truthy()? {
@@ -762,5 +783,39 @@ fn select_diverse(
             }
         }
     }
-    Ok(py.detach(|| crate::select::select_diverse(&counts, dim, k, seed, noise_value, &anchors)))
+    if in_place.is_some() {
+        // Read the array again: checking `selected` ran Python code, which may have changed it.
+        match small_q_array(counts)? {
+            Some((_, 0)) if len == 0 => {
+                return Ok(crate::select::select_diverse(
+                    &[],
+                    dim,
+                    k,
+                    seed,
+                    noise_value,
+                    &anchors,
+                ))
+            }
+            Some((address, now)) if now == len => {
+                // SAFETY: `address` holds `len` aligned i64 of a live array('q'). The GIL is
+                // held from here to the end of the kernel, which calls no Python, so no code
+                // can resize or free the array while the slice exists.
+                let counts = unsafe { std::slice::from_raw_parts(address as *const i64, len) };
+                return Ok(crate::select::select_diverse(
+                    counts,
+                    dim,
+                    k,
+                    seed,
+                    noise_value,
+                    &anchors,
+                ));
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "counts changed while select_diverse read it",
+                ))
+            }
+        }
+    }
+    Ok(py.detach(|| crate::select::select_diverse(&copied, dim, k, seed, noise_value, &anchors)))
 }

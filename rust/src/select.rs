@@ -216,38 +216,46 @@ fn select_small(
     // Every partial dot is bounded by the product of the two norms' square roots (Cauchy-Schwarz
     // on absolute values), below 2^31: i32 sums are exact.
     let mut dots = vec![0i32; n];
+    // One part's work for one chosen row: its dots with the part's candidates, then distances.
+    let absorb_part =
+        |pick: usize, t: usize, chosen: &[bool], nearest: &mut [f64], dots: &mut [i32]| {
+            let pnorm = norms[pick];
+            let base = t * chunk;
+            dots.fill(0);
+            for e in starts[pick] as usize..starts[pick + 1] as usize {
+                let b = row_b[e] as usize;
+                let c = row_c[e] as i32; // |c| <= 46340
+                let (lo, hi) = (cut[b * (parts + 1) + t], cut[b * (parts + 1) + t + 1]);
+                for (&j, &cj) in col_j[lo..hi].iter().zip(&col_c[lo..hi]) {
+                    dots[j as usize - base] += c * cj;
+                }
+            }
+            for (o, (near, &dot)) in nearest.iter_mut().zip(dots.iter()).enumerate() {
+                let j = base + o;
+                if chosen[j] || norms[j] == 0 {
+                    continue;
+                }
+                // The same operations as `cosine`: exact integer product, rounded once.
+                let distance = 1.0 - f64::from(dot) / ((pnorm * norms[j]) as f64).sqrt();
+                if distance < *near {
+                    *near = distance;
+                }
+            }
+        };
     let absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64], dots: &mut [i32]| {
-        let pnorm = norms[pick];
-        if pnorm == 0 {
+        if norms[pick] == 0 {
             return; // distance 1.0 never lowers a nearest distance (they start at 1.0)
         }
-        let entries = starts[pick] as usize..starts[pick + 1] as usize;
+        if parts == 1 {
+            // Small batches (the engine's 64 candidates): a pool round trip would cost more
+            // than the work.
+            absorb_part(pick, 0, chosen, nearest, dots);
+            return;
+        }
         dots.par_chunks_mut(chunk)
             .zip(nearest.par_chunks_mut(chunk))
             .enumerate()
-            .for_each(|(t, (dots, nearest))| {
-                let base = t * chunk;
-                dots.fill(0);
-                for e in entries.clone() {
-                    let b = row_b[e] as usize;
-                    let c = row_c[e] as i32; // |c| <= 46340
-                    let (lo, hi) = (cut[b * (parts + 1) + t], cut[b * (parts + 1) + t + 1]);
-                    for (&j, &cj) in col_j[lo..hi].iter().zip(&col_c[lo..hi]) {
-                        dots[j as usize - base] += c * cj;
-                    }
-                }
-                for (o, (near, &dot)) in nearest.iter_mut().zip(dots.iter()).enumerate() {
-                    let j = base + o;
-                    if chosen[j] || norms[j] == 0 {
-                        continue;
-                    }
-                    // The same operations as `cosine`: exact integer product, rounded once.
-                    let distance = 1.0 - f64::from(dot) / ((pnorm * norms[j]) as f64).sqrt();
-                    if distance < *near {
-                        *near = distance;
-                    }
-                }
-            });
+            .for_each(|(t, (dots, nearest))| absorb_part(pick, t, chosen, nearest, dots));
     };
     for &a in &order {
         absorb(a, &chosen, &mut nearest, &mut dots);
