@@ -7,32 +7,48 @@ True
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
+from whileai import _backend
 from whileai.simulations.spec import Param
 
 __all__ = ["Draw", "draws", "entity_noun", "fake_value", "is_id_param"]
 
 _MASK64 = (1 << 64) - 1
+_CHUNK = 16  # floats fetched at a time: most units (a task's world, a wording) need fewer
 
 
-class Draw(random.Random):
-    """Seeded draws for the world and the writer (not a kernel: ``random.Random`` with an int
-    seed is stable across processes and platforms)."""
+class Draw:
+    """Seeded draws for the world and the writer: the splitmix64 stream ``(seed, unit)`` of
+    ``_backend.uniform_floats``, the same in every process, platform and backend."""
 
-    def below(self, bound: int) -> int:
-        """An int in [0, bound) (bound >= 1; small bounds, so the float draw is unbiased enough)."""
-        return int(self.random() * bound)
+    __slots__ = ("_floats", "_next", "_seed", "_unit")
+
+    def __init__(self, seed: int, unit: int) -> None:
+        self._seed, self._unit = seed & _MASK64, unit & _MASK64
+        self._floats = _backend.uniform_floats(self._seed, self._unit, _CHUNK)
+        self._next = 0
 
     def unit(self) -> float:
         """A float in [0, 1)."""
-        return self.random()
+        i = self._next
+        if i == len(self._floats):  # read on: the stream again, twice as far
+            self._floats = _backend.uniform_floats(self._seed, self._unit, 2 * i)
+        self._next = i + 1
+        return self._floats[i]
+
+    def below(self, bound: int) -> int:
+        """An int in [0, bound) (bound >= 1; small bounds, so the float draw is unbiased enough)."""
+        i = self._next  # unit() inlined: the writer draws dozens of these per ask
+        if i == len(self._floats):
+            self._floats = _backend.uniform_floats(self._seed, self._unit, 2 * i)
+        self._next = i + 1
+        return int(self._floats[i] * bound)
 
 
 def draws(seed: int, unit: int) -> Draw:
     """The draws of one independent unit (a task, a rollout, a wording) under ``seed``."""
-    return Draw(((seed & _MASK64) << 64) | (unit & _MASK64))
+    return Draw(seed, unit)
 
 
 FIRST = (
