@@ -34,7 +34,7 @@ def pick_per_group(
     seed: int,
     noise: float = NOISE,
     dim: int = DIM,
-) -> tuple[list[int], list[int], list[list[int]]]:
+) -> tuple[list[int], list[int], list[Sequence[int]]]:
     """Choose one candidate per group, farthest-first from the anchors and from each other.
 
     ``groups[i]`` is the task slot of ``texts[i]`` (0..g-1). Anchors (earlier asks) repel;
@@ -79,7 +79,7 @@ def pick_per_group(
                     later.append(g)
         round_no += 1
     final = [c if c is not None else 0 for c in chosen]
-    return final, sorted(later), [rows[i].tolist() for i in final]
+    return final, sorted(later), [rows[i] for i in final]
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -83,7 +83,7 @@ class SituationSource:
         self.slot = 0
         self.issued = 0
         self.seen: set[int] = set()
-        self.anchors: deque[list[int]] = deque(maxlen=ANCHORS)
+        self.anchors: deque[Sequence[int]] = deque(maxlen=ANCHORS)
         self.visits: dict[str, int] = {}
         self.exhausted: str | None = None
         self.reject = reject
@@ -138,9 +138,9 @@ class SituationSource:
         for g, (cell, visit) in enumerate(slots):
             base = make_draft(self.spec, cell, visit=visit, seed=cfg.seed,
                               fault_rate=cfg.fault_rate)
-            for c in range(CANDIDATES):
-                drafts.append(with_candidate(base, c))
-                groups.append(g)
+            drafts.append(base)  # candidate 0
+            drafts.extend(with_candidate(base, c) for c in range(1, CANDIDATES))
+            groups.extend([g] * CANDIDATES)
         texts = self.writer.write(drafts)
         self.stats["candidates"] += len(texts)
         many = getattr(self.reject, "many", None)
@@ -154,7 +154,8 @@ class SituationSource:
         fill_set = set(fills)
         added = 0
         for g, pick in enumerate(chosen):
-            order = [pick] + [i for i, gi in enumerate(groups) if gi == g and i != pick]
+            slot_candidates = range(g * CANDIDATES, (g + 1) * CANDIDATES)
+            order = [pick] + [i for i in slot_candidates if i != pick]
             index = next((i for i in order if self._fresh(texts[i])), None)
             if index is None:
                 if any(texts[i].strip() for i in order):  # all-empty slots: empty_asks

@@ -36,11 +36,9 @@ def _strings(value: Any, path: str = "") -> Iterable[tuple[str, str]]:
             yield from _strings(v, f"{path}[{i}]")
 
 
-def _found(value: str, corpus: str, corpus_tokens: str) -> bool:
-    if value.lower() in corpus:
-        return True
-    tokens = " ".join(_backend.tokenize(value))
-    return bool(tokens) and f" {tokens} " in corpus_tokens
+def _tokens_line(text: str) -> str:
+    """The text's tokens, space-joined and space-padded, for whole-token containment tests."""
+    return " " + " ".join(_backend.tokenize(text)) + " "
 
 
 def ungrounded_arguments(
@@ -63,13 +61,16 @@ def ungrounded_arguments(
         if "tool" not in step:
             continue
         corpus = "\n".join(t for t in texts if isinstance(t, str)).lower()
-        corpus_tokens = " " + " ".join(_backend.tokenize(corpus)) + " "
+        corpus_tokens = ""  # tokenized only when a value is not a plain substring
         args = step.get("arguments")
         for key, value in _strings(args if isinstance(args, dict) else {}):
             top = key.split(".")[0].split("[")[0]
-            if not value.strip() or top in skip or key in skip or value.lower() in allowed:
+            low = value.lower()
+            if not value.strip() or top in skip or key in skip or low in allowed or low in corpus:
                 continue
-            if not _found(value, corpus, corpus_tokens):
+            corpus_tokens = corpus_tokens or _tokens_line(corpus)
+            tokens = _tokens_line(value)
+            if tokens == "  " or tokens not in corpus_tokens:
                 out.append({"step": i, "tool": step.get("tool"), "key": key, "value": value})
         if "result" in step:
             texts.append(json.dumps(step["result"], ensure_ascii=False, default=str))
