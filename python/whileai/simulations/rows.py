@@ -23,6 +23,7 @@ __all__ = [
     "conversation",
     "export_row",
     "format_row_check",
+    "json_text",
     "scrub",
     "task_key",
 ]
@@ -32,6 +33,18 @@ __all__ = [
 DROPPED_KEYS = frozenset({"privileged", "vector"})
 _CHAT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 _MODEL_CALL_KEYS = ("input_tokens", "output_tokens", "logprob", "n_tokens")
+# One encoder for every JSON text a row carries: json.dumps with keywords builds a new one per
+# call, which costs more than encoding a small tool result.
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def json_text(value: Any) -> str:
+    """``value`` as compact-spaced JSON text, non-ASCII kept, odd objects via ``str``.
+
+    >>> json_text({"city": "Zürich", "n": 2})
+    '{"city": "Zürich", "n": 2}'
+    """
+    return _JSON_TEXT.encode(value)
 
 
 def _scrub_text(text: str) -> str:
@@ -92,7 +105,7 @@ def _as_json_text(value: Any, empty: str) -> str:
         return value
     if value is None:
         return empty
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return json_text(value)
 
 
 def _tool_call(step: Mapping[str, Any], call_id: str) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from whileai.simulations.schema import SCHEMA_VERSION
 
 __all__ = ["behavior_signature", "build_row"]
 
+_SIGNATURE_JSON = json.JSONEncoder(sort_keys=True, default=str)  # built once, not per row
+
 # Fields a model agent may report about its calls; copied onto the row when present.
 _MODEL_FIELDS = ("logprob", "n_tokens", "model_version", "sampling", "truncated",
                  "finish_reason", "usage", "logprob_tokens", "invalid_tool_calls",
@@ -36,7 +38,7 @@ def behavior_signature(steps: Sequence[Mapping[str, Any]], final_text: str) -> s
             result = step.get("result")
             status = result.get("status") if isinstance(result, Mapping) else None
             trail.append([str(step.get("tool")), str(status)])
-    text = json.dumps([trail, final_text.strip()], sort_keys=True, default=str)
+    text = _SIGNATURE_JSON.encode([trail, final_text.strip()])
     return "bs-" + format(_backend.hash64(text), "016x")[:10]
 
 

@@ -15,11 +15,11 @@ is grounded (a row with no calls counts as grounded), else 0.0.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from whileai import _backend
+from whileai.simulations.rows import json_text
 from whileai.simulations.score.rowsource import as_rows
 
 __all__ = ["format_grounding_report", "grounding_report", "mark_grounding", "ungrounded_arguments"]
@@ -73,7 +73,7 @@ def ungrounded_arguments(
             if tokens == "  " or tokens not in corpus_tokens:
                 out.append({"step": i, "tool": step.get("tool"), "key": key, "value": value})
         if "result" in step:
-            texts.append(json.dumps(step["result"], ensure_ascii=False, default=str))
+            texts.append(json_text(step["result"]))
     return out
 
 

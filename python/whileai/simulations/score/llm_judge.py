@@ -19,6 +19,7 @@ from typing import Any
 from whileai.errors import AuthError, ConfigError, JudgeError, QuotaError
 from whileai.simulations.generate.backends.client import ChatClient
 from whileai.simulations.generate.backends.reply import json_in
+from whileai.simulations.rows import json_text
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
            "prompt_hash", "render_transcript"]
@@ -42,7 +43,7 @@ _PRIVILEGED_KEYS = ("principle", "reference", "hidden_state")
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return value if isinstance(value, str) else json_text(value)
 
 
 def prompt_hash(*parts: object) -> str:
