@@ -83,7 +83,7 @@ def rollout_threads(inputs: RunInputs) -> int:
 
 
 def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | None]:
-    """Run one rollout (in a worker thread); return its row, or the agent's error."""
+    """Run one rollout (on a worker thread, or inline); return its row, or the agent's error."""
     cfg = inputs.cfg
     situation: Situation = job.group.situation
     ctx = RolloutContext(
