@@ -206,6 +206,16 @@ def test_grader_runs_beside_the_rollouts() -> None:
     assert all(r["reward"] == (0 if r["seeded"] else 1) for r in data.trajectories)
 
 
+def test_an_in_process_grader_keeps_rollouts_on_the_calling_thread() -> None:
+    data = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, budget=6,
+                        grader=zps.task_checklist, **QUIET)
+    assert data.search["rollout_threads"] == 1
+    assert all(r["judge_status"] == "ok" for r in data.trajectories)
+    lam = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, budget=6,
+                       grader=lambda row: {"reward": 1}, **QUIET)
+    assert lam.search["rollout_threads"] == 32  # an unmarked grader may wait on a model
+
+
 def test_tasks_rerun_on_their_own_ids_faults_and_worlds(tmp_path: Path) -> None:
     first = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, system_prompt=POLICY,
                          mode="rl", repeats=3, repeat_policy="fixed", budget=18,

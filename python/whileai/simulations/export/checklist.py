@@ -204,3 +204,7 @@ def task_checklist(trajectory: Any, *, info: Mapping[str, Any] | None = None) ->
     markers = {**conduct["markers"], **checks}
     return {"reward": conduct["reward"] * outcome, "markers": markers,
             "conduct": conduct["reward"], "outcome": outcome, "checks": sorted(checks)}
+
+
+# Pure Python, no I/O: simulate(grader=task_checklist) keeps rollouts on the calling thread.
+task_checklist.cpu_bound = True  # type: ignore[attr-defined]

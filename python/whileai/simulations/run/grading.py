@@ -32,6 +32,9 @@ def checklist_grader(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"reward": result["reward"], "markers": result["markers"]}
 
 
+checklist_grader.cpu_bound = True  # type: ignore[attr-defined]  # see run.engine.rollout_threads
+
+
 def require_judge() -> None:
     """Raise before the run when ``llm_grade=True`` has no judge model to ask.
 
