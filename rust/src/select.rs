@@ -58,28 +58,9 @@ pub fn select_diverse(
         .iter()
         .map(|row| row.iter().map(|&(_, c)| c * c).sum())
         .collect();
-    let jitter: Vec<f64> = (0..n)
-        .map(|i| {
-            if noise != 0.0 {
-                Stream::new(seed, i as u64).uniform() * noise
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let mut chosen = vec![false; n];
-    let mut order = Vec::new();
-    for &a in anchors {
-        if !chosen[a] {
-            chosen[a] = true;
-            order.push(a);
-        }
-    }
-    let mut nearest = vec![1.0f64; n];
     let mut dots = vec![0i128; n];
-
     // Fold one chosen row into every open candidate's nearest distance.
-    let mut absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64]| {
+    let absorb = |pick: usize, chosen: &[bool], nearest: &mut [f64]| {
         dots.fill(0);
         for &(b, c) in &rows[pick] {
             for &(j, cj) in &columns[b] {
@@ -101,7 +82,39 @@ pub fn select_diverse(
             }
         }
     };
+    greedy(n, k, seed, noise, anchors, absorb)
+}
 
+/// The greedy loop both paths share: `absorb(pick, chosen, nearest)` folds one chosen row into
+/// every open candidate's nearest distance; anchors are absorbed first (first occurrence, in
+/// order), then each pick is the open candidate with the highest `nearest + jitter`, ties to
+/// the lowest index.
+fn greedy(
+    n: usize,
+    k: usize,
+    seed: u64,
+    noise: f64,
+    anchors: &[usize],
+    mut absorb: impl FnMut(usize, &[bool], &mut [f64]),
+) -> Vec<usize> {
+    let jitter: Vec<f64> = (0..n)
+        .map(|i| {
+            if noise != 0.0 {
+                Stream::new(seed, i as u64).uniform() * noise
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut chosen = vec![false; n];
+    let mut order = Vec::new();
+    for &a in anchors {
+        if !chosen[a] {
+            chosen[a] = true;
+            order.push(a);
+        }
+    }
+    let mut nearest = vec![1.0f64; n];
     for &a in &order {
         absorb(a, &chosen, &mut nearest);
     }
@@ -181,23 +194,6 @@ fn select_small(
             fill[b] += 1;
         }
     }
-    let jitter: Vec<f64> = (0..n)
-        .map(|i| {
-            if noise != 0.0 {
-                Stream::new(seed, i as u64).uniform() * noise
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let mut chosen = vec![false; n];
-    let mut order = Vec::new();
-    for &a in anchors {
-        if !chosen[a] {
-            chosen[a] = true;
-            order.push(a);
-        }
-    }
     // Candidates split into contiguous parts, one per thread: each part's dots are exact integer
     // sums over its own slice of every column (columns list rows ascending), and each
     // candidate's distance is its own few float operations, so the split changes nothing.
@@ -212,7 +208,6 @@ fn select_small(
             cut[b * (parts + 1) + t] = lo + col_j[lo..hi].partition_point(|&j| j < first_row);
         }
     }
-    let mut nearest = vec![1.0f64; n];
     // Every partial dot is bounded by the product of the two norms' square roots (Cauchy-Schwarz
     // on absolute values), below 2^31: i32 sums are exact.
     let mut dots = vec![0i32; n];
@@ -257,28 +252,14 @@ fn select_small(
             .enumerate()
             .for_each(|(t, (dots, nearest))| absorb_part(pick, t, chosen, nearest, dots));
     };
-    for &a in &order {
-        absorb(a, &chosen, &mut nearest, &mut dots);
-    }
-    let mut picks = Vec::new();
-    while picks.len() < k {
-        let mut best: Option<usize> = None;
-        let mut best_score = f64::NEG_INFINITY;
-        for j in 0..n {
-            if !chosen[j] {
-                let score = nearest[j] + jitter[j];
-                if score > best_score {
-                    best = Some(j);
-                    best_score = score;
-                }
-            }
-        }
-        let Some(best) = best else { break };
-        chosen[best] = true;
-        picks.push(best);
-        absorb(best, &chosen, &mut nearest, &mut dots);
-    }
-    Some(picks)
+    Some(greedy(
+        n,
+        k,
+        seed,
+        noise,
+        anchors,
+        |pick, chosen, nearest| absorb(pick, chosen, nearest, &mut dots),
+    ))
 }
 
 #[cfg(test)]
