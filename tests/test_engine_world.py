@@ -130,3 +130,13 @@ def test_execute_replaces_the_mock_world() -> None:
     assert all(s["result"] == {"status": "ok", "mine": True} for s in tool_steps)
     assert all("fault" not in s for s in tool_steps)  # the SDK's faults do not apply
     assert {c[2] for c in calls} <= {r["prompt"] for r in data.trajectories}
+
+
+def test_draws_read_the_splitmix_stream_of_their_unit_past_the_first_chunk() -> None:
+    from whileai import _backend
+    from whileai.simulations.world.values import draws
+
+    stream = draws(3, 2**70 + 4)  # units and seeds are taken modulo 2**64
+    got = [stream.unit() if i % 3 else stream.below(1000) for i in range(40)]
+    expected = _backend.uniform_floats(3, 4, 40)
+    assert got == [u if i % 3 else int(u * 1000) for i, u in enumerate(expected)]
