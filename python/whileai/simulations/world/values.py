@@ -39,11 +39,7 @@ class Draw:
 
     def below(self, bound: int) -> int:
         """An int in [0, bound) (bound >= 1; small bounds, so the float draw is unbiased enough)."""
-        i = self._next  # unit() inlined: the writer draws dozens of these per ask
-        if i == len(self._floats):
-            self._floats = _backend.uniform_floats(self._seed, self._unit, 2 * i)
-        self._next = i + 1
-        return int(self._floats[i] * bound)
+        return int(self.unit() * bound)
 
 
 def draws(seed: int, unit: int) -> Draw:
