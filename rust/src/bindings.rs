@@ -187,12 +187,17 @@ fn array_for_kernel<'py, T>(
         .getattr("array")?
         .call1((typecode, (zero,)))?
         .mul(len)?;
-    // `buffer_info()` is the documented (address, length) of the array's memory.
-    let (address, items): (usize, usize) = array.call_method0("buffer_info")?.extract()?;
-    if items != len || (len > 0 && address % std::mem::align_of::<T>() != 0) {
-        return Ok(None);
+    match aligned_buffer::<T>(&array)? {
+        Some((address, items)) if items == len => Ok(Some((array, address))),
+        _ => Ok(None),
     }
-    Ok(Some((array, address)))
+}
+
+/// `(address, length)` of an `array.array`'s memory when it is aligned for `T` (or empty).
+fn aligned_buffer<T>(array: &Bound<'_, PyAny>) -> PyResult<Option<(usize, usize)>> {
+    // `buffer_info()` is the documented (address, length) of the array's memory.
+    let (address, len): (usize, usize) = array.call_method0("buffer_info")?.extract()?;
+    Ok((len == 0 || address % std::mem::align_of::<T>() == 0).then_some((address, len)))
 }
 
 /// An `array.array(typecode)` holding the raw native-endian bytes of `values`.
@@ -376,14 +381,13 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// `array.array(typecode, obj)`: the same conversion (and conversion errors) as the pure
 /// backend's `array("d", values)`, then the values copied out.
 fn float_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-    let py = obj.py();
-    let array_type = py.import("array")?.getattr("array")?;
-    let is_d =
-        obj.get_type().is(&array_type) && obj.getattr("typecode")?.extract::<String>()? == "d";
-    let array = if is_d {
+    let array = if is_array_of(obj, "d")? {
         obj.clone()
     } else {
-        array_type.call1(("d", obj))?
+        obj.py()
+            .import("array")?
+            .getattr("array")?
+            .call1(("d", obj))?
     };
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
@@ -458,29 +462,30 @@ fn sign_flip_means<'py>(
 /// work itself; larger inputs are copied so the kernel can run while Python goes on.
 const IN_PLACE_MAX: usize = 1 << 16;
 
+/// Whether `obj` is exactly an `array.array` of `typecode` (its bytes are then the values).
+fn is_array_of(obj: &Bound<'_, PyAny>, typecode: &str) -> PyResult<bool> {
+    let array_type = obj.py().import("array")?.getattr("array")?;
+    Ok(obj.get_type().is(&array_type) && obj.getattr("typecode")?.extract::<String>()? == typecode)
+}
+
 /// `(address, length)` of an exact `array('q')` of at most [`IN_PLACE_MAX`] aligned values.
 fn small_q_array(obj: &Bound<'_, PyAny>) -> PyResult<Option<(usize, usize)>> {
-    let array_type = obj.py().import("array")?.getattr("array")?;
-    if !obj.get_type().is(&array_type) || obj.getattr("typecode")?.extract::<String>()? != "q" {
+    if !is_array_of(obj, "q")? {
         return Ok(None);
     }
-    // `buffer_info()` is the documented (address, length) of the array's memory.
-    let (address, len): (usize, usize) = obj.call_method0("buffer_info")?.extract()?;
-    let aligned = address % std::mem::align_of::<i64>() == 0;
-    Ok((len <= IN_PLACE_MAX && (len == 0 || aligned)).then_some((address, len)))
+    Ok(aligned_buffer::<i64>(obj)?.filter(|&(_, len)| len <= IN_PLACE_MAX))
 }
 
 /// `array.array("q", obj)`'s values: the pure backend's int sequences, copied out.
 fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    let py = obj.py();
-    let array_type = py.import("array")?.getattr("array")?;
     // An array('q') already holds the bytes: copy them once instead of rebuilding the array.
-    let is_q =
-        obj.get_type().is(&array_type) && obj.getattr("typecode")?.extract::<String>()? == "q";
-    let array = if is_q {
+    let array = if is_array_of(obj, "q")? {
         obj.clone()
     } else {
-        array_type.call1(("q", obj))?
+        obj.py()
+            .import("array")?
+            .getattr("array")?
+            .call1(("q", obj))?
     };
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
@@ -785,37 +790,27 @@ fn select_diverse(
     }
     if in_place.is_some() {
         // Read the array again: checking `selected` ran Python code, which may have changed it.
-        match small_q_array(counts)? {
-            Some((_, 0)) if len == 0 => {
-                return Ok(crate::select::select_diverse(
-                    &[],
-                    dim,
-                    k,
-                    seed,
-                    noise_value,
-                    &anchors,
-                ))
-            }
-            Some((address, now)) if now == len => {
-                // SAFETY: `address` holds `len` aligned i64 of a live array('q'). The GIL is
-                // held from here to the end of the kernel, which calls no Python, so no code
-                // can resize or free the array while the slice exists.
-                let counts = unsafe { std::slice::from_raw_parts(address as *const i64, len) };
-                return Ok(crate::select::select_diverse(
-                    counts,
-                    dim,
-                    k,
-                    seed,
-                    noise_value,
-                    &anchors,
-                ));
-            }
-            _ => {
-                return Err(PyValueError::new_err(
-                    "counts changed while select_diverse read it",
-                ))
-            }
-        }
+        let Some((address, _)) = small_q_array(counts)?.filter(|&(_, now)| now == len) else {
+            return Err(PyValueError::new_err(
+                "counts changed while select_diverse read it",
+            ));
+        };
+        let counts: &[i64] = if len == 0 {
+            &[] // an empty array may have no buffer at all
+        } else {
+            // SAFETY: `address` holds `len` aligned i64 of a live array('q'). The GIL is held
+            // from here to the end of the kernel, which calls no Python, so no code can resize
+            // or free the array while the slice exists.
+            unsafe { std::slice::from_raw_parts(address as *const i64, len) }
+        };
+        return Ok(crate::select::select_diverse(
+            counts,
+            dim,
+            k,
+            seed,
+            noise_value,
+            &anchors,
+        ));
     }
     Ok(py.detach(|| crate::select::select_diverse(&copied, dim, k, seed, noise_value, &anchors)))
 }
