@@ -1,4 +1,4 @@
-"""Shared fixtures: both kernel backends, and a private WHILEAI_HOME for every test."""
+"""Shared fixtures: both kernel backends, a private WHILEAI_HOME for every test, offline HF."""
 
 from __future__ import annotations
 
@@ -51,3 +51,13 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A tmp folder with Hugging Face datasets/hub set offline and their caches inside it."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf_home" / "datasets"))
+    return tmp_path

@@ -22,15 +22,6 @@ ROWS = [
 ]
 
 
-@pytest.fixture
-def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
-    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf_home" / "datasets"))
-    return tmp_path
-
-
 @pytest.mark.parametrize("engine", ["jsonl", "parquet"])
 def test_hf_folder_loads_with_datasets(offline: Path, engine: str) -> None:
     datasets = pytest.importorskip("datasets")
