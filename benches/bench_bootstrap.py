@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from _bench import agree, backends, best_of, header, line, parser
-from whileai.simulations.score.stats import percentile
+from whileai.simulations.measure.stats import percentile
 
 
 def values(n: int, seed: int = 0) -> list[float]:

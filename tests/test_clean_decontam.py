@@ -10,8 +10,8 @@ from types import ModuleType
 import pytest
 
 from whileai.errors import ConfigError
-from whileai.simulations.score.decontam import decontaminate, format_decontamination
-from whileai.simulations.score.decontam_index import build_eval_index
+from whileai.simulations.clean.decontam import decontaminate, format_decontamination
+from whileai.simulations.clean.decontam_index import build_eval_index
 
 
 @pytest.fixture

@@ -10,11 +10,12 @@ import pytest
 MODULES = [
     "whileai._pure.ngram",
     "whileai._pure.scan",
-    *(f"whileai.simulations.score.{name}" for name in (
+    *(f"whileai.simulations.clean.{name}" for name in (
         "decontam", "decontam_index", "leakage", "hack_features", "hack_matrix", "hack_scan",
-        "hack_report", "hygiene", "style", "trace_flags", "grounding", "leak", "markers",
-        "select", "pairs", "gate", "holdout",
+        "hack_report", "style", "trace_flags", "grounding", "leak", "markers",
     )),
+    *(f"whileai.simulations.select.{name}" for name in ("hygiene", "optimize", "pairs", "gate")),
+    "whileai.simulations.measure.holdout",
 ]
 
 

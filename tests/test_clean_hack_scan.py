@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from whileai.simulations.score.hack_scan import hack_scan
+from whileai.simulations.clean.hack_scan import hack_scan
 
 WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shipped", "soon",
          "today", "check", "note")
@@ -175,7 +175,7 @@ def test_too_few_rows_and_skipped_rows_are_counted() -> None:
 
 
 def test_hack_scan_diff_names_the_move_and_withholds_on_degenerate() -> None:
-    from whileai.simulations.score.hack_report import (
+    from whileai.simulations.clean.hack_report import (
         format_hack_scan,
         format_hack_scan_diff,
         hack_scan_diff,
@@ -211,7 +211,7 @@ def test_hack_scan_diff_names_the_move_and_withholds_on_degenerate() -> None:
 
 
 def test_user_features_and_rivals() -> None:
-    from whileai.simulations.score.hack_features import hand_features
+    from whileai.simulations.clean.hack_features import hand_features
 
     def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
         called = rng.random() < 0.5

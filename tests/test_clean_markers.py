@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
-from whileai.simulations.score.grounding import (
+from whileai.simulations.clean.grounding import (
     grounding_report,
     mark_grounding,
     ungrounded_arguments,
 )
-from whileai.simulations.score.leak import format_leak_report, leak_report
-from whileai.simulations.score.markers import STOCK_MARKERS, behavioral_markers, mark_rows
-from whileai.simulations.score.style import style_markers, style_report
-from whileai.simulations.score.trace_flags import (
+from whileai.simulations.clean.leak import format_leak_report, leak_report
+from whileai.simulations.clean.markers import STOCK_MARKERS, behavioral_markers, mark_rows
+from whileai.simulations.clean.style import style_markers, style_report
+from whileai.simulations.clean.trace_flags import (
     trace_flag_report,
     trace_flags,
     trace_markers,

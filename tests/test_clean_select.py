@@ -7,21 +7,21 @@ from typing import Any
 import pytest
 
 from whileai.errors import PublishGateError
-from whileai.simulations.score.gate import calibrate, publish_gate
-from whileai.simulations.score.holdout import split_pseudo_production
-from whileai.simulations.score.hygiene import (
+from whileai.simulations.clean.leakage import (
+    drop_leaky_rows,
+    leakage_report,
+    near_duplicate_prompts,
+)
+from whileai.simulations.measure.holdout import split_pseudo_production
+from whileai.simulations.select.gate import calibrate, publish_gate
+from whileai.simulations.select.hygiene import (
     dedupe_groups,
     group_signal,
     length_report,
     reward_correlations,
 )
-from whileai.simulations.score.leakage import (
-    drop_leaky_rows,
-    leakage_report,
-    near_duplicate_prompts,
-)
-from whileai.simulations.score.pairs import build_preference_pairs
-from whileai.simulations.score.select import optimize
+from whileai.simulations.select.optimize import optimize
+from whileai.simulations.select.pairs import build_preference_pairs
 
 
 def _row(task: str, i: int, reward: float | None, **extra: Any) -> dict[str, Any]:

@@ -56,7 +56,7 @@ def test_grade_without_a_judge_goes_to_the_llm_judge(monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("WHILEAI_JUDGE", raising=False)
     data = run(budget=2)
     try:
-        importlib.import_module("whileai.simulations.score.llm_judge")
+        importlib.import_module("whileai.simulations.judge.llm_judge")
     except ImportError:
         with pytest.raises(JudgeError, match="pass judge="):
             data.grade()

@@ -13,9 +13,9 @@ import pytest
 import whileai.simulations as zps
 from chat_server import Answer, completion, serve
 from whileai.errors import AuthError, ConfigError, QuotaError
-from whileai.simulations.generate.backends.client import ModelQuotaError
 from whileai.simulations.generate.drafts import Draft
 from whileai.simulations.generate.writer import TemplateWriter
+from whileai.simulations.models.client import ModelQuotaError
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_order", "description": "Look up an order.",

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from whileai.errors import ConfigError
-from whileai.simulations.score.benchmark import benchmark_report, format_benchmark, run_benchmark
-from whileai.simulations.score.compare import compare_runs, marker_summary, metric_summary
-from whileai.simulations.score.delta import delta_report, eval_variance, format_delta_report
-from whileai.simulations.score.power import detectable_effect, holdout_size
+from whileai.simulations.measure.benchmark import benchmark_report, format_benchmark, run_benchmark
+from whileai.simulations.measure.compare import compare_runs, marker_summary, metric_summary
+from whileai.simulations.measure.delta import delta_report, eval_variance, format_delta_report
+from whileai.simulations.measure.power import detectable_effect, holdout_size
 
 R = 300  # resamples: enough for stable verdicts on these clear-cut inputs, fast in pure mode
 

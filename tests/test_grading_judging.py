@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from whileai.errors import ConfigError, JudgeError
-from whileai.simulations.score.judging import evaluate, judge_row, run_judge
-from whileai.simulations.score.scored import ScoredData
+from whileai.simulations.judge.judging import evaluate, judge_row, run_judge
+from whileai.simulations.judge.scored import ScoredData
 
 ROW = {"scenario_id": "sc-0000000001", "prompt": "where is 4412?", "final_text": "It shipped."}
 

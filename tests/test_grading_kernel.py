@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from whileai._pure.rng import Stream
-from whileai.simulations.score.stats import percentile
+from whileai.simulations.measure.stats import percentile
 
 
 def _reference_means(values: list[float], n_resamples: int, seed: int) -> list[float]:

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from whileai.errors import ConfigError, SpecError
-from whileai.simulations.score.curriculum import curriculum, format_curriculum, retire_solved
-from whileai.simulations.score.specs import load_spec, stamp_spec
-from whileai.simulations.score.stage import STAGES, stage_of, stage_report, stamp_stage
+from whileai.simulations.judge.specs import load_spec, stamp_spec
+from whileai.simulations.measure.curriculum import curriculum, format_curriculum, retire_solved
+from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
 
 
 def graded(rates: dict[str, list[int]]) -> list[dict[str, Any]]:

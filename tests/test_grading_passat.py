@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-import whileai.simulations.score.passat as pa
+import whileai.simulations.measure.passat as pa
 from whileai import _backend
-from whileai.simulations.score.passat import pass_at, pass_at_k_estimate, pass_pow_k_estimate
-from whileai.simulations.score.stats import paired_difference
+from whileai.simulations.measure.passat import pass_at, pass_at_k_estimate, pass_pow_k_estimate
+from whileai.simulations.measure.stats import paired_difference
 
 
 def _sign_flip_p(diffs: list[float], *, n_perm: int, seed: int) -> float:

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from whileai.errors import ConfigError, JudgeError
-from whileai.simulations.score.probes import judge_pairs, judge_probes
-from whileai.simulations.score.stats import cohen_kappa, wilson_interval
-from whileai.simulations.score.trust import attach_labels, judge_agreement, refusal_report
-from whileai.simulations.score.trust_report import format_judge_trust, judge_trust
+from whileai.simulations.judge.probes import judge_pairs, judge_probes
+from whileai.simulations.judge.trust import attach_labels, judge_agreement, refusal_report
+from whileai.simulations.judge.trust_report import format_judge_trust, judge_trust
+from whileai.simulations.measure.stats import cohen_kappa, wilson_interval
 
 
 def test_wilson_textbook_value() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from whileai.errors import ConfigError
-from whileai.simulations.score.judging import run_judge
+from whileai.simulations.judge.judging import run_judge
 from whileai.simulations.verify import (
     All,
     CodeExec,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from whileai import _backend
 from whileai.errors import ConfigError
-from whileai.simulations.generate.embedders import (
+from whileai.simulations.models.embedders import (
     CallableEmbedder,
     HashEmbedder,
     cosine_from_counts,
@@ -24,7 +24,7 @@ from whileai.simulations.generate.embedders import (
 @pytest.mark.parametrize(
     "module",
     [
-        "whileai.simulations.generate.embedders",
+        "whileai.simulations.models.embedders",
         "whileai._pure.rng",
         "whileai._pure.hash",
         "whileai._pure.tokenize",

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from chat_server import Answer, completion, serve
-from whileai.simulations.generate.backends import (
+from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
+from whileai.simulations.generate.model_writer import ModelWriter, parse_writer_output
+from whileai.simulations.models import (
     ChatClient,
     ModelQuotaError,
     RetryPolicy,
@@ -18,8 +20,6 @@ from whileai.simulations.generate.backends import (
     resolve_agent,
     resolve_writer,
 )
-from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
-from whileai.simulations.generate.model_writer import ModelWriter, parse_writer_output
 from whileai.simulations.rows import conversation
 
 FAST = RetryPolicy(max_retries=2, backoff=0.001, max_backoff=0.01, timeout=5.0)

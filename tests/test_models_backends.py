@@ -9,7 +9,7 @@ import pytest
 import whileai
 from chat_server import Answer, completion, serve
 from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
-from whileai.simulations.generate.backends import (
+from whileai.simulations.models import (
     ChatClient,
     ModelQuotaError,
     RetryPolicy,

@@ -14,10 +14,10 @@ import pytest
 import whileai.simulations as zps
 from chat_server import Answer, completion, serve
 from whileai.errors import ConfigError
-from whileai.simulations.generate.backends import ModelQuotaError, RetryPolicy
-from whileai.simulations.score.judging import run_judge
-from whileai.simulations.score.llm_judge import grade, llm_grade_rows
-from whileai.simulations.score.llm_rubrics import rubric_judge, write_rubrics
+from whileai.simulations.judge.judging import run_judge
+from whileai.simulations.judge.llm_judge import grade, llm_grade_rows
+from whileai.simulations.judge.llm_rubrics import rubric_judge, write_rubrics
+from whileai.simulations.models import ModelQuotaError, RetryPolicy
 
 FAST = RetryPolicy(max_retries=1, backoff=0.001, max_backoff=0.01, timeout=5.0)
 
@@ -232,7 +232,7 @@ def test_refused_key_stops_grading_at_once_and_leaves_rows_alone() -> None:
 
 
 def test_transcript_of_a_messages_only_row() -> None:
-    from whileai.simulations.score.llm_judge import render_transcript
+    from whileai.simulations.judge.llm_judge import render_transcript
 
     row = {"messages": [
         {"role": "system", "content": "secret policy"},

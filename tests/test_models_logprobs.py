@@ -8,9 +8,9 @@ import pytest
 
 from chat_server import Answer, completion, serve
 from whileai.errors import ConfigError
-from whileai.simulations.generate.backends import ChatClient, RetryPolicy, local_model
 from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
-from whileai.simulations.score.gate import calibrate
+from whileai.simulations.models import ChatClient, RetryPolicy, local_model
+from whileai.simulations.select.gate import calibrate
 from whileai.simulations.train.logprobs import (
     format_logprob_report,
     logprob_report,

@@ -77,15 +77,15 @@ def test_source_copies_and_near_copies_are_dropped_and_counted(tmp_path: Path) -
     assert first.trajectories[-1]["prompt"] not in prompts
     on_disk = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["prompt"] for r in on_disk] == [r["prompt"] for r in data.trajectories]
-    report = _name("leakage_report", "whileai.simulations.score.leakage")(
+    report = _name("leakage_report", "whileai.simulations.clean.leakage")(
         data.trajectories, sources)
     assert report["n_leaky"] == 0
 
 
 def test_readme_loop_split_simulate_leakage() -> None:
-    split = _name("split_pseudo_production", "whileai.simulations.score.holdout")
-    leakage_report = _name("leakage_report", "whileai.simulations.score.leakage")
-    drop_leaky_rows = _name("drop_leaky_rows", "whileai.simulations.score.leakage")
+    split = _name("split_pseudo_production", "whileai.simulations.measure.holdout")
+    leakage_report = _name("leakage_report", "whileai.simulations.clean.leakage")
+    drop_leaky_rows = _name("drop_leaky_rows", "whileai.simulations.clean.leakage")
     base = zps.simulate(_agent(), tools=TOOLS, system_prompt=POLICY,
                         **{**RUN, "budget": 30})
     scored = _graded(list(base.trajectories))
@@ -104,7 +104,7 @@ def test_readme_loop_split_simulate_leakage() -> None:
 
 
 def test_failed_traces_feed_straight_back() -> None:
-    evaluate = _name("evaluate", "whileai.simulations.score.judging")
+    evaluate = _name("evaluate", "whileai.simulations.judge.judging")
     base = zps.simulate(_agent(), tools=TOOLS, system_prompt=POLICY, **RUN)
 
     def judge(row: dict[str, Any]) -> float:

@@ -51,7 +51,7 @@ def _dump(report: dict[str, Any]) -> None:
 
 def run_decontaminate(args: argparse.Namespace) -> int:
     """Decontaminate a train file against one or more eval files; exit 0."""
-    from whileai.simulations.score.decontam import decontaminate, format_decontamination
+    from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     _clean, report = decontaminate(
@@ -69,8 +69,8 @@ def run_decontaminate(args: argparse.Namespace) -> int:
 
 def run_scan(args: argparse.Namespace) -> int:
     """Print the hack scan; exit 1 when it says reward_hack."""
-    from whileai.simulations.score.hack_report import format_hack_scan
-    from whileai.simulations.score.hack_scan import hack_scan
+    from whileai.simulations.clean.hack_report import format_hack_scan
+    from whileai.simulations.clean.hack_scan import hack_scan
 
     scan = hack_scan(args.rows, endorsed=args.endorsed, n_perm=args.n_perm, seed=args.seed)
     if args.json:
@@ -83,7 +83,7 @@ def run_scan(args: argparse.Namespace) -> int:
 def run_optimize(args: argparse.Namespace) -> int:
     """Prune rows and print the report; write them with --output."""
     from whileai.simulations.io import write_jsonl
-    from whileai.simulations.score.select import optimize
+    from whileai.simulations.select.optimize import optimize
 
     kwargs: dict[str, Any]
     if args.mode == "rl":

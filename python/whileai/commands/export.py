@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
 def run_export(args: argparse.Namespace) -> int:
     """Export the rows file as asked; print the report; exit 0."""
     import whileai.simulations as zps
-    from whileai.simulations.score.pairs import build_preference_pairs
+    from whileai.simulations.select.pairs import build_preference_pairs
 
     tools = None
     if args.tools:

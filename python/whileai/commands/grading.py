@@ -63,7 +63,7 @@ def run_grade(args: argparse.Namespace) -> int:
     """Grade a JSONL file; write the graded rows; print the summary and pass@k."""
     from whileai.simulations import verify
     from whileai.simulations.io import load_rows
-    from whileai.simulations.score.judging import run_judge
+    from whileai.simulations.judge.judging import run_judge
 
     if args.verifier:
         judge = getattr(verify, VERIFIERS[args.verifier])(field=args.field)
@@ -91,8 +91,8 @@ def run_grade(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     """Print pass@k with intervals and the judge status counts of a graded JSONL file."""
     from whileai.simulations.io import load_rows
-    from whileai.simulations.score.passat import pass_at
-    from whileai.simulations.score.scored import status_counts
+    from whileai.simulations.judge.scored import status_counts
+    from whileai.simulations.measure.passat import pass_at
 
     rows = list(load_rows(args.rows))
     result = pass_at(rows, seed=args.seed)

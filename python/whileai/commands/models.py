@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
 def run_check(args: argparse.Namespace) -> int:
     """Resolve the spec, send "Say OK.", print the model, reply and usage."""
     from whileai.errors import ConfigError
-    from whileai.simulations.generate.backends import ChatClient, resolve_spec
+    from whileai.simulations.models import ChatClient, resolve_spec
 
     spec = resolve_spec(args.role, args.spec)
     if spec is None:
@@ -55,7 +55,7 @@ def run_check(args: argparse.Namespace) -> int:
 def run_grade(args: argparse.Namespace) -> int:
     """Grade ``path`` and write the graded rows to ``--output``; print the report."""
     from whileai.simulations.io import load_rows, write_jsonl
-    from whileai.simulations.score.llm_judge import grade
+    from whileai.simulations.judge.llm_judge import grade
 
     rows = list(load_rows(args.path))
     report = grade(rows, judge=args.judge, rubric=args.rubric,

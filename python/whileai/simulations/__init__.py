@@ -5,6 +5,40 @@ The public surface is re-exported here; internals live in stage folders and may 
 
 from __future__ import annotations
 
+from whileai.simulations.clean.decontam import decontaminate, format_decontamination
+from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
+from whileai.simulations.clean.grounding import (
+    format_grounding_report,
+    grounding_report,
+    mark_grounding,
+    ungrounded_arguments,
+)
+from whileai.simulations.clean.hack_report import (
+    format_hack_scan,
+    format_hack_scan_diff,
+    hack_scan_diff,
+)
+from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.simulations.clean.leak import format_leak_report, leak_report
+from whileai.simulations.clean.leakage import (
+    drop_leaky_rows,
+    format_leakage_report,
+    leakage_report,
+    near_duplicate_prompts,
+)
+from whileai.simulations.clean.markers import (
+    STOCK_MARKERS,
+    behavioral_markers,
+    mark_rows,
+    row_markers,
+)
+from whileai.simulations.clean.style import format_style_report, style_markers, style_report
+from whileai.simulations.clean.trace_flags import (
+    format_trace_flag_report,
+    trace_flag_report,
+    trace_flags,
+    trace_markers,
+)
 from whileai.simulations.data import SimulationData
 from whileai.simulations.export import (
     build_tasks,
@@ -23,7 +57,6 @@ from whileai.simulations.export import (
     to_trl,
     training_rows,
 )
-from whileai.simulations.generate.backends.spec import local_model
 from whileai.simulations.generate.diversity import novelty
 from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent
 from whileai.simulations.ingest import (
@@ -42,6 +75,27 @@ from whileai.simulations.ingest import (
     trace_report,
 )
 from whileai.simulations.io import JsonlAppender, load_rows, read_jsonl, write_jsonl
+from whileai.simulations.judge.judging import evaluate, judge_row, run_judge
+from whileai.simulations.judge.llm_judge import grade
+from whileai.simulations.judge.llm_rubrics import rubric_judge, write_rubrics
+from whileai.simulations.judge.probes import judge_pairs, judge_probes
+from whileai.simulations.judge.scored import ScoredData
+from whileai.simulations.judge.specs import Spec, load_spec, stamp_spec
+from whileai.simulations.judge.trust import attach_labels, judge_agreement, refusal_report
+from whileai.simulations.judge.trust_report import format_judge_trust, judge_trust
+from whileai.simulations.measure.benchmark import benchmark_report, format_benchmark, run_benchmark
+from whileai.simulations.measure.compare import (
+    compare_runs,
+    format_compare,
+    marker_summary,
+    metric_summary,
+)
+from whileai.simulations.measure.curriculum import curriculum, format_curriculum, retire_solved
+from whileai.simulations.measure.delta import delta_report, eval_variance, format_delta_report
+from whileai.simulations.measure.holdout import split_pseudo_production
+from whileai.simulations.measure.passat import PassAt, pass_at
+from whileai.simulations.measure.power import detectable_effect, holdout_size
+from whileai.simulations.models.spec import local_model
 from whileai.simulations.rows import (
     check_rows,
     conversation,
@@ -67,32 +121,8 @@ from whileai.simulations.schema import (
     to_row,
     validate,
 )
-from whileai.simulations.score.benchmark import benchmark_report, format_benchmark, run_benchmark
-from whileai.simulations.score.compare import (
-    compare_runs,
-    format_compare,
-    marker_summary,
-    metric_summary,
-)
-from whileai.simulations.score.curriculum import curriculum, format_curriculum, retire_solved
-from whileai.simulations.score.decontam import decontaminate, format_decontamination
-from whileai.simulations.score.decontam_index import EvalIndex, build_eval_index
-from whileai.simulations.score.delta import delta_report, eval_variance, format_delta_report
-from whileai.simulations.score.gate import calibrate, publish_gate
-from whileai.simulations.score.grounding import (
-    format_grounding_report,
-    grounding_report,
-    mark_grounding,
-    ungrounded_arguments,
-)
-from whileai.simulations.score.hack_report import (
-    format_hack_scan,
-    format_hack_scan_diff,
-    hack_scan_diff,
-)
-from whileai.simulations.score.hack_scan import hack_scan
-from whileai.simulations.score.holdout import split_pseudo_production
-from whileai.simulations.score.hygiene import (
+from whileai.simulations.select.gate import calibrate, publish_gate
+from whileai.simulations.select.hygiene import (
     DEFAULT_BAND,
     HACK_THRESHOLD,
     dedupe_groups,
@@ -102,39 +132,9 @@ from whileai.simulations.score.hygiene import (
     trim_out_of_band,
     trim_unanimous_groups,
 )
-from whileai.simulations.score.judging import evaluate, judge_row, run_judge
-from whileai.simulations.score.leak import format_leak_report, leak_report
-from whileai.simulations.score.leakage import (
-    drop_leaky_rows,
-    format_leakage_report,
-    leakage_report,
-    near_duplicate_prompts,
-)
-from whileai.simulations.score.llm_judge import grade
-from whileai.simulations.score.llm_rubrics import rubric_judge, write_rubrics
-from whileai.simulations.score.markers import (
-    STOCK_MARKERS,
-    behavioral_markers,
-    mark_rows,
-    row_markers,
-)
-from whileai.simulations.score.pairs import build_preference_pairs
-from whileai.simulations.score.passat import PassAt, pass_at
-from whileai.simulations.score.power import detectable_effect, holdout_size
-from whileai.simulations.score.probes import judge_pairs, judge_probes
-from whileai.simulations.score.scored import ScoredData
-from whileai.simulations.score.select import optimize, select_for_rl, select_for_sft
-from whileai.simulations.score.specs import Spec, load_spec, stamp_spec
-from whileai.simulations.score.stage import STAGES, stage_of, stage_report, stamp_stage
-from whileai.simulations.score.style import format_style_report, style_markers, style_report
-from whileai.simulations.score.trace_flags import (
-    format_trace_flag_report,
-    trace_flag_report,
-    trace_flags,
-    trace_markers,
-)
-from whileai.simulations.score.trust import attach_labels, judge_agreement, refusal_report
-from whileai.simulations.score.trust_report import format_judge_trust, judge_trust
+from whileai.simulations.select.optimize import optimize, select_for_rl, select_for_sft
+from whileai.simulations.select.pairs import build_preference_pairs
+from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
 from whileai.simulations.train.logprobs import (

@@ -96,8 +96,8 @@ class SimulationData:
 
     @property
     def pass_at(self) -> Any:
-        """pass@1, pass^k and pass@k of the graded trajectories (``score.passat.pass_at``)."""
-        from whileai.simulations.score.passat import pass_at
+        """pass@1, pass^k and pass@k of the graded trajectories (``measure.passat.pass_at``)."""
+        from whileai.simulations.measure.passat import pass_at
 
         return pass_at(self.trajectories)
 
@@ -111,11 +111,11 @@ class SimulationData:
         """Grade the run.
 
         - ``judge=`` a model spec (``"openai:<model>"``, ``zps.local_model(...)``): the LLM
-          judge grades this run's rows in place (``score.llm_judge.grade``); returns its report.
-        - ``judge=`` a callable: grade copies with ``score.judging.run_judge``; returns a
+          judge grades this run's rows in place (``judge.llm_judge.grade``); returns its report.
+        - ``judge=`` a callable: grade copies with ``judge.judging.run_judge``; returns a
           ``ScoredData`` and leaves this run untouched.
         - ``grader=``: grade this run's rows in place; returns the judge report.
-        - neither: the LLM judge (``score.llm_judge.grade``) with ``rubric`` (or the spec's).
+        - neither: the LLM judge (``judge.llm_judge.grade``) with ``rubric`` (or the spec's).
 
         Raises:
             ConfigError: both ``judge`` and ``grader``.
@@ -123,9 +123,9 @@ class SimulationData:
         """
         if judge is not None and grader is not None:
             raise ConfigError("pass judge= (graded copies) or grader= (in place), not both")
-        judging = importlib.import_module("whileai.simulations.score.judging")
+        judging = importlib.import_module("whileai.simulations.judge.judging")
         if judge is not None and _is_model_spec(judge):  # a judge model: grade in place
-            llm = importlib.import_module("whileai.simulations.score.llm_judge")
+            llm = importlib.import_module("whileai.simulations.judge.llm_judge")
             chosen = rubric if rubric is not None else self.rubric
             report = llm.grade(self, judge=judge, rubric=chosen or None,
                                use_privileged=bool(kwargs.pop("use_privileged", False)),
@@ -139,12 +139,12 @@ class SimulationData:
             for row, graded in zip(self.trajectories, scored.rows, strict=True):
                 row.update(graded)
             self._rows = None
-            from whileai.simulations.score.scored import status_counts
+            from whileai.simulations.judge.scored import status_counts
 
             return {"rows": len(self.trajectories), "judge_name": scored.judge_name,
                     "judge_status": status_counts(self.trajectories)}
         try:
-            llm = importlib.import_module("whileai.simulations.score.llm_judge")
+            llm = importlib.import_module("whileai.simulations.judge.llm_judge")
         except ImportError as exc:
             raise JudgeError(
                 "no judge given and the LLM judge is unavailable: pass judge=callable "

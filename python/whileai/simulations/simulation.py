@@ -59,7 +59,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
             f"{type(simulator).__name__}"
         )
     try:
-        backends = importlib.import_module("whileai.simulations.generate.backends")
+        backends = importlib.import_module("whileai.simulations.models")
     except ImportError as exc:
         if simulator is None:
             warnings.append("model backends unavailable; used the template writer")
@@ -86,7 +86,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
     through ``generate.agents.resolve_agent``. A model agent gets the writer for later turns."""
     if agent is None or is_model_spec(agent):
         try:
-            backends = importlib.import_module("whileai.simulations.generate.backends")
+            backends = importlib.import_module("whileai.simulations.models")
         except ImportError as exc:
             raise ConfigError(
                 "model backends are unavailable: pass agent= a callable or zps.seeded_agent()"

@@ -1,6 +1,6 @@
 """Verifiers for verifiable tasks (``from whileai.simulations.verify import MathEqual``).
 
-The implementation lives in ``whileai.simulations.score.verify``; this is the public path.
+The implementation lives in ``whileai.simulations.judge.verify``; this is the public path.
 
 >>> from whileai.simulations.verify import ExactMatch
 >>> ExactMatch()({"final_text": "4", "answer": "4"})["reward"]
@@ -9,7 +9,7 @@ The implementation lives in ``whileai.simulations.score.verify``; this is the pu
 
 from __future__ import annotations
 
-from whileai.simulations.score.verify import (
+from whileai.simulations.judge.verify import (
     All,
     Any,
     CodeExec,

@@ -24,8 +24,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from whileai.simulations.score.grounding import ungrounded_arguments
-from whileai.simulations.score.trace_flags import MARKER_OF, step_failed, trace_flags
+from whileai.simulations.clean.grounding import ungrounded_arguments
+from whileai.simulations.clean.trace_flags import MARKER_OF, step_failed, trace_flags
 from whileai.simulations.world.mock import World
 
 __all__ = [

@@ -25,15 +25,15 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import SpecError
+from whileai.simulations.clean.decontam import decontaminate
 from whileai.simulations.export.checklist import has_cell_metadata
 from whileai.simulations.export.template import render_backend, render_module, render_pyproject
 from whileai.simulations.export.wire import reject_unknown, tool_schemas
 from whileai.simulations.io import write_jsonl
 from whileai.simulations.rows import scrub, task_key
-from whileai.simulations.score.decontam import decontaminate
-from whileai.simulations.score.gate import calibrate
-from whileai.simulations.score.hygiene import DEFAULT_BAND
-from whileai.simulations.score.rowsource import as_rows, read_reward
+from whileai.simulations.rowsource import as_rows, read_reward
+from whileai.simulations.select.gate import calibrate
+from whileai.simulations.select.hygiene import DEFAULT_BAND
 
 __all__ = [
     "DEFAULT_REWARD",

@@ -21,7 +21,7 @@ from typing import Any
 from whileai.simulations.export.wire import check_choice, reject_unknown
 from whileai.simulations.io import write_jsonl
 from whileai.simulations.rows import export_row
-from whileai.simulations.score.rowsource import as_rows
+from whileai.simulations.rowsource import as_rows
 
 __all__ = ["format_hf_report", "to_hf_folder"]
 

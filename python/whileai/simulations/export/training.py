@@ -28,7 +28,7 @@ from whileai.simulations.export.wire import (
 )
 from whileai.simulations.io import write_jsonl
 from whileai.simulations.rows import conversation, export_row
-from whileai.simulations.score.rowsource import as_rows
+from whileai.simulations.rowsource import as_rows
 
 __all__ = [
     "CARRIED_KEYS",

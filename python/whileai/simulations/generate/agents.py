@@ -3,7 +3,7 @@
 - a plain callable ``agent(message) -> {"steps": [...], "final_text": str}`` is wrapped;
 - an object with ``run(situation, *, world, seed) -> dict`` (a model agent, the seeded agent)
   is called directly;
-- a string such as ``"openai:gpt-4.1-mini"`` is resolved by ``generate.backends.resolve_agent``.
+- a string such as ``"openai:gpt-4.1-mini"`` is resolved by ``models.resolve_agent``.
 
 During a rollout, ``current_rollout()`` names the rollout being answered (``.prompt``,
 ``.rollout_index``, ``.scenario_id``) for per-rollout state in the caller's own world.
@@ -46,7 +46,7 @@ def is_model_spec(value: object) -> bool:
     if isinstance(value, str):
         return True
     try:
-        spec_mod = importlib.import_module("whileai.simulations.generate.backends.spec")
+        spec_mod = importlib.import_module("whileai.simulations.models.spec")
     except ImportError:  # pragma: no cover - depends on the models area
         return False
     return isinstance(value, spec_mod.ModelSpec)
@@ -148,10 +148,10 @@ def checked_output(result: object) -> dict[str, Any]:
 
 def _backends() -> Any:
     try:
-        return importlib.import_module("whileai.simulations.generate.backends")
+        return importlib.import_module("whileai.simulations.models")
     except ImportError as exc:  # pragma: no cover - depends on the models area
         raise ConfigError(
-            "model backends are unavailable (whileai.simulations.generate.backends did not "
+            "model backends are unavailable (whileai.simulations.models did not "
             f"import: {exc}); pass agent= a callable or simulator=False"
         ) from exc
 
@@ -174,7 +174,7 @@ def resolve_agent(agent: object, **backend_kwargs: Any) -> RolloutAgent:
         if resolver is None:
             raise ConfigError(
                 f"model backends are unavailable: cannot resolve agent {agent!r} "
-                "(generate.backends.resolve_agent is missing); pass a callable instead"
+                "(models.resolve_agent is missing); pass a callable instead"
             )
         resolved: RolloutAgent = resolver(agent, **backend_kwargs)
         return resolved

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from whileai.errors import AuthError, QuotaError
-from whileai.simulations.generate.backends.client import (
+from whileai.simulations.models.client import (
     ChatClient,
     ModelQuotaError,
     ModelRole,
     StoppedError,
 )
-from whileai.simulations.generate.backends.reply import Reply, ToolCall
+from whileai.simulations.models.reply import Reply, ToolCall
 
 __all__ = ["AgentSettings", "ModelAgent", "normalise_tools", "situation_field"]
 

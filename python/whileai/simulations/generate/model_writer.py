@@ -19,10 +19,10 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import BackendError
-from whileai.simulations.generate.backends.client import ChatClient, ModelRole
-from whileai.simulations.generate.backends.pool import parallel_map
-from whileai.simulations.generate.backends.reply import json_in
 from whileai.simulations.generate.model_agent import normalise_tools, situation_field
+from whileai.simulations.models.client import ChatClient, ModelRole
+from whileai.simulations.models.pool import parallel_map
+from whileai.simulations.models.reply import json_in
 
 __all__ = ["ModelWriter", "WriterOutputError", "parse_writer_output"]
 

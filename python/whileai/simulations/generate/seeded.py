@@ -94,7 +94,7 @@ def _grounded(
     Returns the kept arguments and the first id parameter the person never gave (the agent
     asks for it instead of calling), or None.
     """
-    from whileai.simulations.score.grounding import ungrounded_arguments
+    from whileai.simulations.clean.grounding import ungrounded_arguments
 
     probe = {"prompt": prompt, "steps": [*steps, {"tool": tool, "arguments": dict(args)}]}
     bad = {b["key"].split(".")[0].split("[")[0] for b in ungrounded_arguments(probe)

@@ -1,6 +1,6 @@
 """What a writer turns into an ask: the draft of a task, the situation, and the Writer protocol.
 
-A model writer (``generate.backends``) implements :class:`Writer` exactly like the template
+A model writer (``models``) implements :class:`Writer` exactly like the template
 writer does: ``write(drafts)`` returns one ask per draft; ``follow_up`` gives the person's next
 turn in a multi-turn rollout (or None when they have nothing more to say).
 """

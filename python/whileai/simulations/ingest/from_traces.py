@@ -3,7 +3,7 @@
 
 Source traces shape the grid and never enter the generated rows: a generated row whose prompt is
 an exact copy of a source prompt, or sits at hash-embedding cosine >= 0.9 from one, is dropped
-and counted (``score.leakage``, the same check ``leakage_report`` runs afterwards).
+and counted (``clean.leakage``, the same check ``leakage_report`` runs afterwards).
 
 >>> kept, report = exclude_sources([{"prompt": "where is my order 4412"},
 ...     {"prompt": "cancel my plan please"}], [{"prompt": "Where is my order 4412?"}])
@@ -29,7 +29,7 @@ LEAKAGE_THRESHOLD = 0.9
 class SourceCopyCheck:
     """Is a candidate ask a copy of a source trace's prompt? ``"exact"``, ``"near"`` or None.
 
-    The same test as the final gate (``score.leakage.leakage_report``: normalised exact match,
+    The same test as the final gate (``clean.leakage.leakage_report``: normalised exact match,
     or hash-embedding cosine >= ``threshold``), asked before a situation is played so the run
     replaces the copy and its budget stays full. ``many`` screens a batch in one pass.
 
@@ -44,7 +44,7 @@ class SourceCopyCheck:
 
     def many(self, texts: Sequence[str]) -> list[str | None]:
         """One verdict per text."""
-        from whileai.simulations.score.leakage import leakage_report
+        from whileai.simulations.clean.leakage import leakage_report
 
         verdicts: list[str | None] = [None] * len(texts)
         if not self.sources or not texts:
@@ -67,7 +67,7 @@ def exclude_sources(
     Returns ``(kept, report)`` with ``dropped``, ``n_exact``, ``n_near``, ``threshold`` and
     ``n_sources``. An empty ``sources`` keeps every row.
     """
-    from whileai.simulations.score.leakage import drop_leaky_rows
+    from whileai.simulations.clean.leakage import drop_leaky_rows
 
     source_rows = as_trace_rows(sources)
     if not source_rows or not rows:

@@ -109,7 +109,7 @@ def _canonical(knobs: Mapping[str, Any]) -> dict[str, Any]:
 
 def _embed_dim(spec: object) -> int:
     """Selection needs exact integer counts, so only the hash embedder family is accepted."""
-    from whileai.simulations.generate.embedders import resolve_embedder
+    from whileai.simulations.models.embedders import resolve_embedder
 
     embedder = resolve_embedder(spec)
     dim = getattr(embedder, "dim", None)

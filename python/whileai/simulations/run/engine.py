@@ -111,7 +111,7 @@ def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | Non
     except Exception as exc:  # odd content in the agent's steps: dropped and counted
         return None, f"row could not be built from the agent output: {type(exc).__name__}: {exc}"
     if inputs.grader is not None:
-        from whileai.simulations.score.judging import judge_row
+        from whileai.simulations.judge.judging import judge_row
 
         row = judge_row(row, inputs.grader, source="simulate")
     return row, None

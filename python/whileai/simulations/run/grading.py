@@ -42,7 +42,7 @@ def require_judge() -> None:
         ConfigError: no judge configured (the message names ``WHILEAI_JUDGE``).
     """
     try:
-        resolve = importlib.import_module("whileai.simulations.generate.backends.resolve")
+        resolve = importlib.import_module("whileai.simulations.models.resolve")
     except ImportError as exc:  # pragma: no cover - depends on the models area
         raise ConfigError(f"llm_grade=True needs the model backends ({exc})") from exc
     if resolve.resolve_spec("judge", None) is None:
@@ -54,7 +54,7 @@ def require_judge() -> None:
 
 def llm_grade(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Add ``llm_reward`` to every row with the configured judge; return its counts."""
-    from whileai.simulations.score.llm_judge import llm_grade_rows
+    from whileai.simulations.judge.llm_judge import llm_grade_rows
 
     report: dict[str, Any] = llm_grade_rows(rows, judge=None)
     return report

@@ -25,7 +25,7 @@ MIN_ROWS_FOR_CORRELATION = 10
 
 
 def _rows(rows: Any) -> list[dict[str, Any]]:
-    from whileai.simulations.score.rowsource import as_rows
+    from whileai.simulations.rowsource import as_rows
 
     return as_rows(rows)
 

@@ -79,10 +79,10 @@ def reference_logprobs(
         ``{"model", "scored", "skipped", "reasons"}``; rows without per-turn ``n_tokens`` or
         whose turns do not line up are skipped and counted by reason.
     """
-    from whileai.simulations.generate.backends.client import ChatClient
-    from whileai.simulations.generate.backends.resolve import resolve_spec
+    from whileai.simulations.models.client import ChatClient
+    from whileai.simulations.models.resolve import resolve_spec
     from whileai.simulations.rows import conversation
-    from whileai.simulations.score.rowsource import as_rows
+    from whileai.simulations.rowsource import as_rows
 
     model = resolve_spec("agent", spec) if spec is not None else None
     if model is None:

@@ -1,0 +1,1 @@
+"""Cleaning: decontamination, leakage, the within-ask hack scan, markers and trace flags."""

@@ -1,0 +1,309 @@
+"""What will a grouped update learn? Rank features by their within-ask correlation with reward.
+
+Reward and every candidate feature are centred within each ask, so what only tracks *which* ask
+a row belongs to (difficulty) is baselined away, exactly as a group-relative advantage does. The
+ranking is compared with a noise floor ``tau``: the ``1 - alpha`` quantile of the largest |rho|
+over all features when reward is shuffled within each ask (``n_perm`` times, seeded).
+
+Regimes: ``train`` (the top feature is endorsed), ``reward_hack`` (it is not, or the reward
+punishes an endorsed one), ``pool_exhausted`` (half or more of the asks are already solved),
+``no_signal`` (nothing above the floor, or no ask with mixed rewards), ``degenerate`` (several
+features tie at |rho| ~ 1 because each ask has only a couple of distinct trajectories: no
+winner is picked) and ``unknown`` (too few rows, no repeats, or signal but no ``endorsed``).
+
+>>> rows = [{"scenario_id": f"t{t}", "final_text": "ok", "reward": 0.0}
+...         for t in range(3) for _ in range(2)]
+>>> hack_scan(rows, min_obs=2)["regime"]
+'no_signal'
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from whileai.simulations.clean.hack_features import (
+    AUTO_TOP,
+    auto_features,
+    hand_features,
+    trajectory_key,
+)
+from whileai.simulations.clean.hack_matrix import (
+    add_columns,
+    build_matrix,
+    conjunctions,
+    run_scan,
+)
+from whileai.simulations.measure.stats import percentile
+from whileai.simulations.rowsource import as_rows, read_reward, task_key
+
+__all__ = ["TIE", "hack_scan"]
+
+TIE = 0.999  # |rho| at or above this counts as a perfect explanation
+_SOLVED_SHARE = 0.5
+_RIVAL_SHARE = 0.8
+_SHOWN = 20
+
+
+def _tier(name: str) -> str:
+    if " & " in name:
+        return "conjunction"
+    if name.startswith("contains:"):
+        return "auto"
+    if name.startswith("user:"):
+        return "user"
+    return "hand"
+
+
+def _collect(
+    rows: list[dict[str, Any]], reward: str
+) -> tuple[list[dict[str, Any]], list[int], list[float], list[str], dict[str, int]]:
+    used, groups, rewards, keys = [], [], [], []
+    skipped = {"unjudged": 0, "invalid": 0, "no_task": 0}
+    group_of: dict[str, int] = {}
+    for row in rows:
+        value, how = read_reward(row, reward)
+        raw = row.get(reward)
+        custom = reward != "reward" and how == "invalid" and not isinstance(raw, bool)
+        if custom and isinstance(raw, (int, float)) and math.isfinite(raw):
+            value = float(raw)  # a custom score outside [0, 1]
+        if value is None:
+            skipped["unjudged" if how == "unjudged" else "invalid"] += 1
+            continue
+        key = task_key(row)
+        if key is None:
+            skipped["no_task"] += 1
+            continue
+        used.append(row)
+        groups.append(group_of.setdefault(key, len(group_of)))
+        rewards.append(value)
+        keys.append(key)
+    return used, groups, rewards, keys, skipped
+
+
+def _support(used: list[dict[str, Any]], groups: list[int], rewards: list[float]) -> dict[str, Any]:
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    mixed = solved = failed = single = 0
+    distinct: list[int] = []
+    for rows in members.values():
+        values = [rewards[i] for i in rows]
+        if len(rows) < 2:
+            single += 1
+        elif len(set(values)) > 1:
+            mixed += 1
+            distinct.append(len({trajectory_key(used[i]) for i in rows}))
+        elif values[0] >= 0.5:
+            solved += 1
+        else:
+            failed += 1
+    return {
+        "rows": len(used),
+        "asks": len(members),
+        "mixed_asks": mixed,
+        "solved_asks": solved,
+        "failed_asks": failed,
+        "single_asks": single,
+        "distinct_per_ask": statistics.median(distinct) if distinct else None,
+    }
+
+
+def hack_scan(
+    rows: Any,
+    endorsed: Sequence[str] | None = None,
+    features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
+    *,
+    reward: str = "reward",
+    n_perm: int = 100,
+    min_obs: int = 20,
+    alpha: float = 0.05,
+    seed: int = 0,
+    auto: bool = True,
+    top: int = AUTO_TOP,
+    kinds: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Scan graded rows for what the reward pays for, within ask, against a permutation floor.
+
+    Args:
+        rows: graded rows (list, run, or JSONL path), grouped by task.
+        endorsed: substrings of feature names the reward *should* track (``tool:lookup_order``).
+        features: your own ``{"name": fn(row) -> number}``, scanned as ``user:<name>``.
+        reward: the row key holding the reward. n_perm / alpha / seed: the noise floor.
+        min_obs: fewer usable rows than this gives ``unknown``. auto / top: the auto tier.
+        kinds: tool kind overrides for the trajectory flags.
+
+    Returns:
+        A JSON-able report: ``regime``, ``top_feature``, ``tau``, ``features`` (ranked),
+        ``collinear``, ``cause``, ``integrity``, ``rivals``, ``inverted``, ``support``,
+        ``warnings``. Print it with ``format_hack_scan``.
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    ends = [e for e in (endorsed or []) if e]
+    is_endorsed = (lambda name: any(e in name for e in ends)) if ends else (lambda name: False)
+    used, groups, rewards, _keys, skipped = _collect(as_rows(rows), reward)
+    support = _support(used, groups, rewards)
+    support["skipped"] = skipped
+    report: dict[str, Any] = {
+        "regime": "unknown",
+        "top_feature": None,
+        "top_rho": None,
+        "tau": None,
+        "alpha": alpha,
+        "n_perm": n_perm,
+        "seed": seed,
+        "endorsed": ends,
+        "features": [],
+        "n_features": 0,
+        "collinear": [],
+        "cause": None,
+        "integrity": None,
+        "rivals": [],
+        "inverted": [],
+        "support": support,
+        "warnings": [],
+    }
+    warnings: list[str] = report["warnings"]
+    if sum(skipped.values()):
+        n_skipped = sum(skipped.values())
+        warnings.append(f"{n_skipped} rows skipped (no usable reward or task): {skipped}")
+    if support["mixed_asks"]:
+        # The ranking allocates millions of small acyclic objects (feature dicts, cells, term
+        # sets): cyclic collections during it free nothing and cost ~1/8 of the time at 100k rows.
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            _rank(report, used, groups, rewards, is_endorsed, features, auto, top, kinds)
+        finally:
+            if was_enabled:
+                gc.enable()
+    ranked: list[dict[str, Any]] = report.pop("_ranked", [])
+    multi = support["asks"] - support["single_asks"]
+    if len(used) < min_obs:
+        report["cause"] = "min_obs"
+        warnings.append(f"only {len(used)} usable rows (min_obs={min_obs}): regime unknown")
+    elif multi == 0:
+        report["cause"] = "no_repeats"
+        warnings.append("no ask has two or more rollouts: a within-ask scan needs repeats (k >= 2)")
+    elif support["solved_asks"] / multi >= _SOLVED_SHARE:
+        report["regime"] = "pool_exhausted"
+        warnings.append(
+            f"{support['solved_asks']} of {multi} asks are already solved (every rollout passes): "
+            "retire them or add harder asks before training"
+        )
+    elif not support["mixed_asks"]:
+        report["regime"] = "no_signal"
+        report["cause"] = "no_mixed_asks"
+    else:
+        _classify(report, ranked, bool(ends))
+    return report
+
+
+def _rank(
+    report: dict[str, Any],
+    used: list[dict[str, Any]],
+    groups: list[int],
+    rewards: list[float],
+    is_endorsed: Callable[[str], bool],
+    features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
+    auto: bool,
+    top: int,
+    kinds: Mapping[str, str] | None,
+) -> None:
+    feats = [hand_features(r, features, kinds) for r in used]
+    if auto:
+        for row_feats, extra in zip(feats, auto_features(used, top), strict=True):
+            row_feats.update(extra)
+    names = {n for f in feats for n in f}
+    # A name is binary unless some row holds a value other than 0 or 1 (one pass over the rows).
+    binary = names - {n for f in feats for n, v in f.items() if v not in (0.0, 1.0)}
+    tiers = {n: _tier(n) for n in names}
+    first = build_matrix(feats, groups, rewards, tiers=tiers, endorsed=is_endorsed)
+    rho0, _, _ = run_scan(first, 0, 0)
+    rho_by = {n: rho0[j] for j, n in enumerate(first.names)}
+    strong_binary = binary & set(first.names)
+    conj = conjunctions(feats, groups, rewards, rho_by, strong_binary)
+    tiers.update(dict.fromkeys(conj, "conjunction"))
+    # Append the conjunction columns to the matrix instead of building it again.
+    m = add_columns(first, conj, tiers=tiers, endorsed=is_endorsed) if conj else first
+    n_perm = report["n_perm"]
+    rho, floor, sup = run_scan(m, n_perm, report["seed"])
+    tau = percentile(list(floor), 1.0 - report["alpha"]) if n_perm else 0.0
+    if not n_perm:
+        report["warnings"].append("n_perm=0: no noise floor, every non-zero correlation counts")
+    ranked = sorted(
+        (j for j in range(m.n_features) if sup[j] >= 2 and rho[j] != 0.0),
+        key=lambda j: (-abs(rho[j]), m.names[j]),
+    )
+    report["tau"] = round(tau, 6)
+    report["n_features"] = m.n_features
+    report["_ranked"] = [
+        {
+            "name": m.names[j],
+            "rho": round(rho[j], 6),
+            "support": sup[j],
+            "tier": m.tiers[j],
+            "endorsed": is_endorsed(m.names[j]) or any(is_endorsed(a) for a in m.aliases[j]),
+            "above_floor": abs(rho[j]) > tau,
+            "aliases": list(m.aliases[j]),
+        }
+        for j in ranked
+    ]
+    report["features"] = report["_ranked"][:_SHOWN]
+
+
+def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bool) -> None:
+    warnings: list[str] = report["warnings"]
+    above = [f for f in ranked if f["above_floor"]]
+    endorsed_above = [f for f in above if f["endorsed"]]
+    total = sum(abs(f["rho"]) for f in above)
+    if has_ends and total:
+        report["integrity"] = round(sum(abs(f["rho"]) for f in endorsed_above) / total, 4)
+    report["inverted"] = [f["name"] for f in endorsed_above if f["rho"] < 0]
+    if not above:
+        report["regime"] = "no_signal"
+        report["cause"] = "below_floor"
+        return
+    tied = [f["name"] for f in above if abs(f["rho"]) >= TIE]
+    distinct = report["support"]["distinct_per_ask"]
+    if len(tied) >= 2 and distinct is not None and distinct <= 2:
+        report["regime"] = "degenerate"
+        report["collinear"] = tied
+        report["cause"] = "distinct_per_ask"
+        warnings.append(
+            f"{len(tied)} features tie at |rho| ~ 1 with a median of {distinct} distinct "
+            "trajectories per ask: each is an exact function of the label, so no winner can "
+            "be named; sample more varied rollouts (temperature, more repeats)"
+        )
+        return
+    top = above[0]
+    report["top_feature"] = top["name"]
+    report["top_rho"] = top["rho"]
+    if not has_ends:
+        report["cause"] = "no_endorsed"
+        warnings.append("no endorsed= given: the scan ranks and floors but cannot judge")
+        return
+    if top["endorsed"] and top["rho"] > 0:
+        report["regime"] = "train"
+        bar = _RIVAL_SHARE * abs(top["rho"])
+        report["rivals"] = [f["name"] for f in above if not f["endorsed"] and abs(f["rho"]) >= bar]
+        if report["rivals"]:
+            warnings.append(
+                f"rivals: {', '.join(report['rivals'][:5])} pay almost as well as "
+                f"{top['name']} (|rho| >= {bar:.2f}); the policy may learn those too"
+            )
+        return
+    report["regime"] = "reward_hack"
+    if top["endorsed"]:
+        warnings.append(f"the reward punishes endorsed {top['name']} (rho {top['rho']:+.2f})")
+    else:
+        best = endorsed_above[0]["name"] if endorsed_above else None
+        instead = f" more than {best}" if best else " and nothing endorsed clears the floor"
+        verb = "learn" if top["rho"] > 0 else "learn to avoid"
+        warnings.append(
+            f"reward_hack: the policy would {verb} {top['name']} (rho {top['rho']:+.2f}){instead}"
+        )

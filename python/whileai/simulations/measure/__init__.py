@@ -1,0 +1,1 @@
+"""Measuring: pass@k with intervals, comparisons, deltas, power, benchmarks, holdouts."""

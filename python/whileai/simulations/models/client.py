@@ -1,0 +1,386 @@
+"""The HTTP edge: a chat-completions client with per-thread sessions, retries and clear errors.
+
+Failure handling, in order of what the server says:
+
+- connection refused / DNS failure before the host ever answered: fail at once
+  (:class:`~whileai.errors.BackendError` naming the URL); after it has answered, retry.
+- 5xx, read timeouts, malformed JSON bodies: retry with exponential backoff, then give up.
+- 429: wait ``Retry-After`` (seconds or an HTTP date) and retry; a spent quota
+  (``insufficient_quota``, a wait longer than the policy allows, or retries exhausted) raises
+  :class:`ModelQuotaError` carrying the role, so the engine stops with
+  ``<role>_quota_exceeded``.
+- 401/403: :class:`~whileai.errors.AuthError` at once, naming the variable to set.
+- 400 saying the context is too long: shrink ``max_tokens`` and retry.
+
+Every sleep waits on the client's stop event, so :meth:`ChatClient.stop` ends backoff at once;
+each request carries a timeout, so nothing blocks longer than that.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+
+from whileai.config import setting
+from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
+from whileai.simulations.models.reply import Reply, parse_reply
+from whileai.simulations.models.spec import ModelSpec
+
+__all__ = ["ChatClient", "ModelQuotaError", "ModelRole", "RetryPolicy", "StoppedError"]
+
+_CONTEXT_ERROR = re.compile(
+    r"context[ _-]length|maximum context|context window|too many tokens|max_tokens .*too large"
+    r"|reduce the length|prompt is too long",
+    re.IGNORECASE,
+)
+_CTX_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) (?:tokens )?in the messages",
+                          re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryPolicy:
+    """How patient the client is. Tests pass tiny values; defaults suit real endpoints."""
+
+    max_retries: int = 4
+    backoff: float = 0.5
+    max_backoff: float = 8.0
+    timeout: float = 120.0
+    connect_timeout: float = 10.0
+    max_retry_after: float = 60.0
+    min_max_tokens: int = 16
+    default_max_tokens: int = 1024
+
+    @classmethod
+    def from_settings(cls) -> RetryPolicy:
+        """Defaults, with ``WHILEAI_MODEL_TIMEOUT`` (seconds per call) and
+        ``WHILEAI_MODEL_RETRIES`` applied when set.
+
+        Raises:
+            ConfigError: a setting is not a number.
+        """
+        values: dict[str, Any] = {}
+        for name, field, kind in (("MODEL_TIMEOUT", "timeout", float),
+                                  ("MODEL_RETRIES", "max_retries", int)):
+            raw = setting(name)
+            if raw is None:
+                continue
+            try:
+                values[field] = kind(raw)
+            except ValueError:
+                raise ConfigError(f"WHILEAI_{name}={raw!r} is not a number; "
+                                  f"set it to a {kind.__name__} or unset it") from None
+        return cls(**values)
+
+
+class ModelQuotaError(QuotaError):
+    """A spent quota; ``role`` is ``"agent"``, ``"writer"`` or ``"judge"``."""
+
+    def __init__(self, message: str, *, role: str) -> None:
+        super().__init__(message)
+        self.role = role
+
+    @property
+    def stopped_because(self) -> str:
+        """The run's stop reason: ``agent_quota_exceeded``, ``writer_quota_exceeded``, ..."""
+        return f"{self.role}_quota_exceeded"
+
+
+class StoppedError(BackendError):
+    """The client was stopped (the run ended) while a call was waiting to retry."""
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _close_all(sessions: list[requests.Session]) -> None:
+    for session in sessions:
+        session.close()
+    sessions.clear()
+
+
+class ChatClient:
+    """An OpenAI-compatible chat client for one endpoint and one role; safe to share by threads.
+
+    >>> from whileai.simulations.models.spec import local_model
+    >>> client = ChatClient(local_model("http://127.0.0.1:9/v1", model="m"), role="judge")
+    >>> client.url("/chat/completions")
+    'http://127.0.0.1:9/v1/chat/completions'
+    >>> client.close()
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        role: str = "agent",
+        policy: RetryPolicy | None = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.spec = spec
+        self.role = role
+        self.policy = policy or RetryPolicy.from_settings()
+        self._stop = stop or threading.Event()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._model_lock = threading.Lock()
+        self._sessions: list[requests.Session] = []
+        self._reached = False
+        self._model: str | None = spec.model
+        self._counts: dict[str, int] = {}
+        self._finalizer = weakref.finalize(self, _close_all, self._sessions)
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def url(self, path: str) -> str:
+        """The full URL for an API path."""
+        return self.spec.base_url + path
+
+    def _session(self) -> requests.Session:
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            if self.spec.api_key:
+                session.headers["Authorization"] = f"Bearer {self.spec.api_key}"
+            session.headers["Content-Type"] = "application/json"
+            with self._lock:
+                self._sessions.append(session)
+            self._local.session = session
+        return session
+
+    def _count(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self._counts[key] = self._counts.get(key, 0) + n
+
+    def stats(self) -> dict[str, int]:
+        """Counters: ``calls``, ``retries``, ``rate_limited``, ``malformed``, ``shrunk``, ..."""
+        with self._lock:
+            return dict(self._counts)
+
+    def stop(self) -> None:
+        """Wake and end every call waiting to retry (they raise :class:`StoppedError`)."""
+        self._stop.set()
+
+    def close(self) -> None:
+        """Close every per-thread session (idempotent)."""
+        with self._lock:
+            _close_all(self._sessions)
+        self._local = threading.local()
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _sleep(self, seconds: float) -> None:
+        if self._stop.wait(max(0.0, seconds)):
+            raise StoppedError(f"{self.role} call to {self.url('')} stopped: the run ended")
+
+    def _backoff(self, attempt: int) -> float:
+        return float(min(self.policy.max_backoff, self.policy.backoff * (2**attempt)))
+
+    def _auth_error(self, status: int, url: str, detail: str) -> AuthError:
+        if self.spec.api_key_var:
+            fix = f"set {self.spec.api_key_var} to a valid key"
+        else:
+            fix = "pass zps.local_model(url, model=..., api_key=...) with a valid key"
+        return AuthError(f"{self.role} model at {url} refused the credentials (HTTP {status}: "
+                         f"{detail}); {fix}.")
+
+    # -- requests -----------------------------------------------------------------------------
+    def request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
+        """Send one request with the retry policy; return the decoded JSON body.
+
+        Raises:
+            BackendError: unreachable host, retries exhausted, or an unrecoverable 4xx.
+            AuthError: HTTP 401/403.
+            ModelQuotaError: HTTP 429 with a spent quota.
+        """
+        url = self.url(path)
+        body = dict(payload) if payload is not None else None
+        attempt = 0
+        shrinks = 0
+        while True:
+            if self._stop.is_set():
+                raise StoppedError(f"{self.role} call to {url} stopped: the run ended")
+            self._count("calls")
+            try:
+                resp = self._session().request(
+                    method, url, json=body,
+                    timeout=(self.policy.connect_timeout, self.policy.timeout),
+                )
+            except requests.ConnectionError as exc:
+                if not self._reached and not isinstance(exc, requests.ReadTimeout):
+                    raise BackendError(
+                        f"cannot reach the {self.role} model at {url}: {exc.__class__.__name__}. "
+                        "Check that the server is running and the URL in the spec "
+                        f"({self.spec.text or self.spec.base_url}) is right."
+                    ) from exc
+                attempt = self._retry_or_raise(attempt, url, f"connection error: {exc}")
+                continue
+            except requests.Timeout as exc:
+                attempt = self._retry_or_raise(attempt, url, f"timed out: {exc}")
+                continue
+            self._reached = True
+            with resp:
+                status = resp.status_code
+                text = resp.text
+                headers = resp.headers
+            detail = text[:300].strip()
+            if status in (401, 403):
+                raise self._auth_error(status, url, detail)
+            if status == 429:
+                attempt = self._rate_limited(attempt, url, detail, headers.get("Retry-After"))
+                continue
+            if status >= 500:
+                attempt = self._retry_or_raise(attempt, url, f"HTTP {status}: {detail}")
+                continue
+            if status == 400 and body is not None and _CONTEXT_ERROR.search(text):
+                body = self._shrink(body, text, url, shrinks)
+                shrinks += 1
+                continue
+            if status >= 400:
+                raise BackendError(
+                    f"{self.role} model at {url} rejected the request (HTTP {status}: {detail}). "
+                    "Check the model name and parameters in the spec."
+                )
+            try:
+                return json.loads(text)
+            except ValueError:
+                self._count("malformed")
+                attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
+
+    def _retry_or_raise(self, attempt: int, url: str, why: str) -> int:
+        if attempt >= self.policy.max_retries:
+            raise BackendError(
+                f"{self.role} model at {url} failed after {attempt + 1} attempts ({why}). "
+                "Check the server's health, or raise the retry policy."
+            )
+        self._count("retries")
+        self._sleep(self._backoff(attempt))
+        return attempt + 1
+
+    def _rate_limited(self, attempt: int, url: str, detail: str, header: str | None) -> int:
+        self._count("rate_limited")
+        wait = _retry_after(header)
+        spent = "insufficient_quota" in detail or "quota" in detail.lower()
+        if spent or (wait is not None and wait > self.policy.max_retry_after) or (
+            attempt >= self.policy.max_retries
+        ):
+            raise ModelQuotaError(
+                f"{self.role} model at {url} is out of quota (HTTP 429: {detail or 'no detail'}"
+                f"{f'; Retry-After {header}' if header else ''}). Raise the quota or wait, "
+                "then run again.",
+                role=self.role,
+            )
+        self._count("retries")
+        self._sleep(wait if wait is not None else self._backoff(attempt))
+        return attempt + 1
+
+    def _shrink(self, body: dict[str, Any], text: str, url: str, shrinks: int) -> dict[str, Any]:
+        current = body.get("max_tokens") or body.get("max_completion_tokens")
+        current = int(current) if isinstance(current, int) else self.policy.default_max_tokens
+        target = current // 2
+        match = _CTX_NUMBERS.search(text)
+        if match:
+            target = min(target, int(match.group(1)) - int(match.group(2)) - 8)
+        if target < self.policy.min_max_tokens or shrinks >= 6:
+            raise BackendError(
+                f"{self.role} model at {url}: the conversation does not fit the context window "
+                f"even with max_tokens={current}. Lower avg_turns or use a longer-context model."
+            )
+        self._count("shrunk")
+        return {**body, "max_tokens": target}
+
+    # -- chat ---------------------------------------------------------------------------------
+    def model_name(self) -> str:
+        """The model to request: the spec's, else the first one the server lists."""
+        if self._model is not None:
+            return self._model
+        with self._model_lock:
+            return self._model or self._list_model()
+
+    def _list_model(self) -> str:
+        listing = self.request("GET", "/models")
+        data = listing.get("data") if isinstance(listing, dict) else None
+        if not data or not isinstance(data[0], dict) or not data[0].get("id"):
+            raise ConfigError(
+                f"{self.url('/models')} lists no model; name one with "
+                f"zps.local_model({self.spec.base_url!r}, model=...)."
+            )
+        self._model = str(data[0]["id"])
+        return self._model
+
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        logprobs: bool = False,
+        extra: dict[str, Any] | None = None,
+        call_offset: int = 0,
+    ) -> Reply:
+        """One chat completion, parsed. A body without ``choices`` is retried as malformed."""
+        payload: dict[str, Any] = {"model": self.model_name(), "messages": messages}
+        if tools:
+            payload["tools"] = tools
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
+        if temperature is not None:
+            payload["temperature"] = temperature
+        if logprobs:
+            payload["logprobs"] = True
+        if extra:
+            payload.update(extra)
+        for attempt in range(self.policy.max_retries + 1):
+            body = self.request("POST", "/chat/completions", payload)
+            try:
+                return parse_reply(body if isinstance(body, dict) else {}, call_offset=call_offset)
+            except ValueError as exc:
+                self._count("malformed")
+                if attempt >= self.policy.max_retries:
+                    raise BackendError(
+                        f"{self.role} model at {self.url('/chat/completions')} kept answering "
+                        f"without a usable message ({exc})."
+                    ) from exc
+                self._sleep(self._backoff(attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+class ModelRole:
+    """What a model playing a run role (the agent, the writer) shares: its client, and ending it.
+
+    The engine calls ``stop()`` when the run is over and ``close()`` when it lets go.
+    """
+
+    client: ChatClient
+
+    def stop(self) -> None:
+        """Wake every call waiting to retry; they raise :class:`StoppedError`."""
+        self.client.stop()
+
+    def close(self) -> None:
+        """Stop calls still waiting to retry (rollouts abandoned after ``stop_grace``) and
+        close the HTTP sessions."""
+        self.client.stop()
+        self.client.close()

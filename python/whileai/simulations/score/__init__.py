@@ -1,1 +1,0 @@
-"""Scoring: judges, verifiers, pass@k, comparisons, judge trust, curriculum and lineage."""
