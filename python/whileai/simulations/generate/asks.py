@@ -218,6 +218,12 @@ def words_for(
         thing = f"my {action.aspect}" if action.aspect else "my request"
     detail = ""
     used = {main.param.name} if main is not None and not person else set()
+    own = next((r for r in roles if r.kind == "id" and person_entity(r.entity)), None)
+    if own is not None and person and not ambiguous:  # "my account (user id X)"
+        text, literal = _detail(own, slots[own.param.name], action, pick)
+        thing += text
+        spans.extend(literal)
+        used.add(own.param.name)
     if action.multi:
         used |= {r.param.name for r in roles if r.kind == "ids" and not r.qualifier}
     address = [r for r in roles if r.kind == "address"]
