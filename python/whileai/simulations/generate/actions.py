@@ -149,10 +149,7 @@ def _derive(spec: AgentSpec, tool: ToolSpec) -> Action:
         covered |= set(lexicon(spec).role(tool.name, target).entity.split())
     aspect_words = [_ASPECT_WORDS.get(w, w) for w in rest
                     if w not in _STATUS_WORDS and w not in covered]
-    if lists:
-        aspect = plural(lists[0].entity)
-    else:
-        aspect = " ".join(aspect_words)
+    aspect = plural(lists[0].entity) if lists else " ".join(aspect_words)
     listing = read and not ids and not lists and not entity
     if listing and aspect:
         aspect = plural(aspect)

@@ -270,7 +270,7 @@ def hidden_ask(spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw)
         return _calculation(str(slots.get("expression", "12.50 + 30.25")), pick)
     if kind == "handoff":
         thing, spans = _some_record(spec, pick)
-        bank = (
+        bank: tuple[str, ...] = (
             "I'd like to talk to a real person about {t}, please.",
             "Can you put me through to a human? It's about {t}.",
             "I don't want a bot for this. Is there a person I can speak to about {t}?",

@@ -146,9 +146,9 @@ def coherence_problems(spec: AgentSpec, ask: str, tools: str | Sequence[str]) ->
                     and e.endswith(entity)):
                 problems.append(f"id_format: {token} given as {entity}")
     verbs = "|".join(re.escape(v) for v in _VERBS)
-    value = re.search(rf"\b(?:{verbs})\s+[\w.+-]+@[\w.-]+", low)
-    if value:
-        problems.append(f"enum_object: {value.group(0)}")
+    email = re.search(rf"\b(?:{verbs})\s+[\w.+-]+@[\w.-]+", low)
+    if email:
+        problems.append(f"enum_object: {email.group(0)}")
     if _PARTICLE.search(low):
         problems.append(f"grammar: {_PARTICLE.search(low).group(0)}")  # type: ignore[union-attr]
     if _DOUBLE.search(ask):

@@ -8,8 +8,8 @@ only for tools that act on a record (``writer._FITS``).
 
 from __future__ import annotations
 
-__all__ = ["ASKS", "CLAUSE", "CLAUSE_PLAIN", "CLOSERS", "HISTORY", "OFF_SCOPE", "OFF_THINGS", "OPENERS",
-           "PERSONA", "REASONS", "STANCE", "STATE_HINT"]
+__all__ = ["ASKS", "CLAUSE", "CLAUSE_PLAIN", "CLOSERS", "HISTORY", "OFF_SCOPE", "OFF_THINGS",
+           "OPENERS", "PERSONA", "REASONS", "STANCE", "STATE_HINT"]
 
 ASKS = {
     "do_task": (

@@ -38,6 +38,7 @@ _ZIP = re.compile(r"(?i:zip(?: code)?)\s+(\d{5})")
 _NUMBER = re.compile(r"\$?(\d+(?:\.\d+)?)")
 _GLUE = re.compile(r"^(?:\s*(?:,|and|or|&)\s*|\s+)$")
 _REQUIRED_KINDS = ("id", "ids", "email", "phone", "name")
+_WORD = re.compile(r"[a-z]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,23 +55,36 @@ def _letters(word: str) -> str:
 
 def _label(before: str, entities: Sequence[str]) -> str | None:
     """The entity a noun just before an id names (typos with swapped letters still count)."""
-    words = re.findall(r"[a-z]+", before.lower())[-4:]
+    words = _WORD.findall(before.lower())[-4:]
+    if not words:
+        return None
+    bases = [w[:-1] if w.endswith("s") else w for w in words]
     for entity in sorted(entities, key=len, reverse=True):
         head = entity.split()[-1]
-        for word in reversed(words):
-            base = word[:-1] if word.endswith("s") and not head.endswith("s") else word
-            if base == head or (len(base) >= 5 and _letters(base) == _letters(head)):
+        if head in words or head in bases:
+            return entity
+        if len(head) >= 5:
+            key = _letters(head)
+            if any(len(b) == len(head) and _letters(b) == key for b in (*words, *bases)):
                 return entity
     return None
 
 
-def _id_matches(lex: Lexicon, prompt: str) -> list[_Match]:
-    found: dict[int, tuple[str, list[str]]] = {}
+def _id_matches(lex: Lexicon, prompt: str, wanted: set[str]) -> list[_Match]:
+    """Ids of the ``wanted`` entities (and of look-alike entities, to tell them apart)."""
+    patterns = {lex.formats[e].pattern for e in wanted if e in lex.formats}
+    if not patterns:
+        return []
+    owners_of: dict[str, list[str]] = {}
     for entity, fmt in lex.formats.items():
-        for m in fmt.regex().finditer(prompt):
-            value, owners = found.setdefault(m.start(), (m.group(0), []))
+        if fmt.pattern in patterns:
+            owners_of.setdefault(fmt.pattern, []).append(entity)
+    found: dict[int, tuple[str, list[str]]] = {}
+    for pattern, owners in owners_of.items():
+        for m in lex.formats[owners[0]].regex().finditer(prompt):
+            value, before = found.get(m.start(), ("", []))
             if len(m.group(0)) >= len(value):
-                found[m.start()] = (m.group(0), [*owners, entity])
+                found[m.start()] = (m.group(0), [*before, *owners])
     out: list[_Match] = []
     previous_end, previous_label = 0, None
     nouns = list(lex.formats)
@@ -181,11 +195,14 @@ def read_call(spec: AgentSpec, tool: str, prompt: str) -> tuple[dict[str, Any], 
     """The arguments of ``tool`` the ask gives, and the first required identifier it lacks."""
     lex = lexicon(spec)
     roles = lex.tool_roles(tool)
-    args = _ids_for(roles, _id_matches(lex, prompt))
+    wanted = {r.entity for r in roles if r.kind in ("id", "ids")}
+    args = _ids_for(roles, _id_matches(lex, prompt, wanted)) if wanted else {}
     low = prompt.lower()
+    kinds = {r.kind for r in roles}
     dates = [d for d in _DATE.finditer(prompt)
-             if not prompt[max(0, d.start() - 6):d.start()].lower().endswith("born ")]
-    money = _MONEY.findall(prompt)
+             if not prompt[max(0, d.start() - 6):d.start()].lower().endswith("born ")] \
+        if "date" in kinds else []
+    money = _MONEY.findall(prompt) if "money" in kinds else []
     hidden = action_of(spec, tool).hidden
     address = [r for r in roles if r.kind == "address"]
     for role in roles:

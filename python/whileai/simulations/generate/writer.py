@@ -140,8 +140,20 @@ def _typing(text: str, typing: str, pick: Draw, spans: Sequence[str] = ()) -> st
     keep = sorted({s for s in spans if s and s in text}, key=len, reverse=True)
     if not keep:
         return _retype(text, typing, pick)
-    pieces = re.split("(" + "|".join(re.escape(k) for k in keep) + ")", text)
-    out = [piece if i % 2 else _retype(piece, typing, pick) for i, piece in enumerate(pieces)]
+    taken: list[tuple[int, int]] = []  # the literal spans, longest first, never overlapping
+    for literal in keep:
+        start = text.find(literal)
+        while start >= 0:
+            end = start + len(literal)
+            if all(end <= a or start >= b for a, b in taken):
+                taken.append((start, end))
+            start = text.find(literal, end)
+    out, at = [], 0
+    for start, end in sorted(taken):
+        out.append(_retype(text[at:start], typing, pick))
+        out.append(text[start:end])
+        at = end
+    out.append(_retype(text[at:], typing, pick))
     return re.sub(r"\s+", " ", "".join(out)).strip()
 
 

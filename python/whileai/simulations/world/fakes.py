@@ -68,7 +68,8 @@ def role_value(role: Role, draw: Draw, *, count: int = 1) -> Any:
         value = id_value(role.id_format, draw)
         return int(value) if param.type == "integer" and value.isdigit() else value
     if kind == "ids" and role.id_format is not None:
-        fmt, out = role.id_format, []
+        fmt = role.id_format
+        out: list[str] = []
         while len(out) < count:
             candidate = id_value(fmt, draw)
             if candidate not in out:

@@ -84,6 +84,7 @@ class Lexicon:
     roles: Mapping[tuple[str, str], Role]
     formats: Mapping[str, IdFormat]
     tools: Mapping[str, ToolSpec] = field(default_factory=dict)
+    by_tool: Mapping[str, tuple[Role, ...]] = field(default_factory=dict)
 
     def role(self, tool: str, param: str) -> Role:
         """The role of ``tool``'s ``param`` (a text role when either is unknown)."""
@@ -92,8 +93,7 @@ class Lexicon:
 
     def tool_roles(self, tool: str) -> tuple[Role, ...]:
         """The roles of one tool's parameters, in schema order."""
-        spec = self.tools.get(tool)
-        return tuple(self.roles[(tool, p.name)] for p in spec.params) if spec else ()
+        return self.by_tool.get(tool, ())
 
 
 def _entity(name: str, description: str, tool: str) -> tuple[str, str]:
@@ -188,7 +188,7 @@ def _kind(param: Param, tool: ToolSpec) -> str:
             else "attribute"
     if param.type == "boolean":
         return "flag"
-    if name == "expression" or "expression" in desc and tool.name.lower().startswith("calc"):
+    if name == "expression" or ("expression" in desc and tool.name.lower().startswith("calc")):
         return "expression"
     if param.type in ("integer", "number"):
         if _UNIT.search(param.description):
@@ -282,7 +282,9 @@ def _build(spec: AgentSpec) -> Lexicon:
             unit=_unit(param) if kind == "quantity" else "",
             id_format=formats.get(entity) if entity else None, fields=fields,
         )
-    return Lexicon(roles=roles, formats=formats, tools={t.name: t for t in spec.tools})
+    by_tool = {t.name: tuple(roles[(t.name, p.name)] for p in t.params) for t in spec.tools}
+    return Lexicon(roles=roles, formats=formats, tools={t.name: t for t in spec.tools},
+                   by_tool=by_tool)
 
 
 def role_of(spec: AgentSpec, tool: str, param: str) -> Role:
