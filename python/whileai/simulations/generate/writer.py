@@ -37,6 +37,7 @@ _FOLLOW_UPS = (
     "Is there anything else you need from me?",
     "So is it done now?",
 )
+_PUNCT = re.compile(r"[,.!]")
 _ARTICLES = re.compile(r"\b(the|a|an|please|just|really|so|that)\b\s*", re.IGNORECASE)
 
 
@@ -139,7 +140,8 @@ def _typing(text: str, typing: str, pick: Draw, spans: Sequence[str] = ()) -> st
         return text
     keep = sorted({s for s in spans if s and s in text}, key=len, reverse=True)
     if not keep:
-        return _retype(text, typing, pick)
+        keep_none = _retype(text, typing, pick)
+        return re.sub(r"\s+", " ", keep_none).strip() if typing == "clipped" else keep_none
     taken: list[tuple[int, int]] = []  # the literal spans, longest first, never overlapping
     for literal in keep:
         start = text.find(literal)
@@ -154,7 +156,8 @@ def _typing(text: str, typing: str, pick: Draw, spans: Sequence[str] = ()) -> st
         out.append(text[start:end])
         at = end
     out.append(_retype(text[at:], typing, pick))
-    return re.sub(r"\s+", " ", "".join(out)).strip()
+    joined = "".join(out)
+    return re.sub(r"\s+", " ", joined).strip() if typing == "clipped" else joined
 
 
 def _retype(text: str, typing: str, pick: Draw) -> str:
@@ -168,9 +171,7 @@ def _retype(text: str, typing: str, pick: Draw) -> str:
                 word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
             out.append(word)
         return " ".join(out)
-    clipped = _ARTICLES.sub("", text)
-    clipped = re.sub(r"[,.!]", "", clipped)
-    return re.sub(r"\s+", " ", clipped).lower()
+    return _PUNCT.sub("", _ARTICLES.sub("", text)).lower()
 
 
 def render(draft: Draft) -> str:
