@@ -88,7 +88,7 @@ def _detail(role: Role, value: Any, action: Action, pick: Draw) -> tuple[str, li
             forms = (" (my {e} id is {v})", " ({e} id {v})", " (I'm {e} {v})")
             return forms[pick.below(len(forms))].format(e=role.entity, v=text), [text]
         if "payment" in role.entity or "card" in role.entity:
-            forms = (" using {v}", " with my {v}", ", paying with {v},")
+            forms = (" using {v}", " with my {v}", " (paying with {v})")
             return forms[pick.below(len(forms))].format(v=text), [text]
         return f" for {role.entity} {text}", [text]
     if kind == "ids":
@@ -103,7 +103,7 @@ def _detail(role: Role, value: Any, action: Action, pick: Draw) -> tuple[str, li
         if any(w in name for w in ("cabin", "class", "tier", "seat")):
             return f" in {text}", [text]
         if "reason" in name:
-            forms = (" (reason: {v})", " because it was {v}", ", the reason being {v},")
+            forms = (" (reason: {v})", " because it was {v}", " (the reason being {v})")
             form = forms[pick.below(len(forms))] if " " in text else " (reason: {v})"
             return form.format(v=text), [text]
         if "type" in name:

@@ -80,7 +80,7 @@ def _id_matches(lex: Lexicon, prompt: str, wanted: set[str]) -> list[_Match]:
         if fmt.pattern in patterns:
             owners_of.setdefault(fmt.pattern, []).append(entity)
     found: dict[int, tuple[str, list[str]]] = {}
-    for pattern, owners in owners_of.items():
+    for owners in owners_of.values():
         for m in lex.formats[owners[0]].regex().finditer(prompt):
             value, before = found.get(m.start(), ("", []))
             if len(m.group(0)) >= len(value):

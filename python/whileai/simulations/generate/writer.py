@@ -124,8 +124,9 @@ def _topic(spec: AgentSpec, clause: str, pick: Draw) -> str:
     found = list(dict.fromkeys(n for n in nouns if f" {n} " in low))
     if not found:
         return ""
-    return found[pick.below(len(found))] + ("s" if pick.below(3) == 0 and not
-                                             found[0].endswith(("s", "data", "baggage")) else "")
+    noun = found[pick.below(len(found))]
+    return noun + ("s" if pick.below(3) == 0 and not noun.endswith(("s", "data", "baggage"))
+                   else "")
 
 
 def _spec_nouns(spec: AgentSpec) -> tuple[str, ...]:
