@@ -62,6 +62,8 @@ class Param:
     description: str = ""
     enum: tuple[str, ...] = ()
     required: bool = False
+    items: str = ""  # an array's item type ("string", "object", ...)
+    fields: tuple[Param, ...] = ()  # an object's (or an array of objects') properties
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,6 +83,12 @@ class ToolSpec:
                 prop["description"] = p.description
             if p.enum:
                 prop["enum"] = list(p.enum)
+            if p.type == "array" and p.items:
+                prop["items"] = {"type": p.items}
+            if p.fields:
+                nested = ToolSpec(name=self.name, params=p.fields).to_openai()["function"]
+                target = prop["items"] if p.type == "array" else prop
+                target.update(nested["parameters"])
             properties[p.name] = prop
         return {
             "type": "function",
@@ -151,13 +159,25 @@ def _norm_params(schema: object, where: str, notes: list[str]) -> tuple[Param, .
         if not isinstance(prop, Mapping):
             notes.append(f"{where}.{name}: property is not a dict; read as a string")
         enum = prop_map.get("enum") or ()
+        ptype = _norm_type(prop_map.get("type"), f"{where}.{name}", notes)
+        items = prop_map.get("items") if ptype == "array" else None
+        items_map = items if isinstance(items, Mapping) else {}
+        nested = items_map if ptype == "array" else prop_map
+        fields: tuple[Param, ...] = ()
+        if ptype in ("array", "object") and isinstance(nested.get("properties"), Mapping):
+            fields = _norm_params({"type": "object", "properties": nested["properties"],
+                                   "required": nested.get("required") or ()},
+                                  f"{where}.{name}", notes)
         params.append(
             Param(
                 name=str(name),
-                type=_norm_type(prop_map.get("type"), f"{where}.{name}", notes),
+                type=ptype,
                 description=str(prop_map.get("description") or ""),
                 enum=tuple(str(e) for e in enum) if isinstance(enum, list | tuple) else (),
                 required=str(name) in required_set,
+                items=_norm_type(items_map.get("type"), f"{where}.{name}[]", notes)
+                if items_map else "",
+                fields=fields,
             )
         )
     return tuple(params)

@@ -2,25 +2,14 @@
 
 Templates use ``{action}`` (a verb phrase from the tool), ``{thing}`` (the record the ask is
 about, with its id), ``{detail}`` (other argument values, with a leading space or empty) and
-``{topic}`` (content words of a policy clause).
+``{topic}`` (content words of a policy clause). Status, undo and complaint templates are used
+only for tools that act on a record (``writer._FITS``).
 """
 
 from __future__ import annotations
 
-__all__ = ["ASKS", "CLAUSE", "CLOSERS", "HISTORY", "OFF_SCOPE", "OPENERS", "PERSONA",
-           "REASONS", "STANCE", "STATE_HINT", "VERBS"]
-
-VERBS = {
-    "get": "check", "lookup": "look up", "look": "look up", "find": "find", "list": "see",
-    "search": "look for", "check": "check", "fetch": "pull up", "show": "see", "view": "see",
-    "track": "track", "read": "read", "cancel": "cancel", "update": "change", "modify": "change",
-    "change": "change", "edit": "edit", "set": "set", "create": "set up", "add": "add",
-    "book": "book", "make": "make", "delete": "remove", "remove": "remove", "refund": "refund",
-    "return": "return", "exchange": "exchange", "transfer": "transfer", "send": "send",
-    "calculate": "work out", "compute": "work out", "reset": "reset", "close": "close",
-    "open": "open", "schedule": "schedule", "reschedule": "move", "pay": "pay", "issue": "issue",
-    "apply": "apply", "submit": "submit", "approve": "approve", "assign": "assign",
-}
+__all__ = ["ASKS", "CLAUSE", "CLAUSE_PLAIN", "CLOSERS", "HISTORY", "OFF_SCOPE", "OFF_THINGS",
+           "OPENERS", "PERSONA", "REASONS", "STANCE", "STATE_HINT"]
 
 ASKS = {
     "do_task": (
@@ -63,15 +52,15 @@ ASKS = {
         "Explain what happens if I {action} {thing}{detail}.",
         "What information do you need from me to {action} {thing}?",
         "Before anything happens, how would you {action} {thing}?",
-        "Can {thing} even be changed, or is it too late to {action} it?",
+        "Is it still possible to {action} {thing}{detail}?",
     ),
     "change_request": (
         "Earlier I asked you to {action} {thing}, but I need it done differently{detail}.",
         "Change of plan on {thing}: please {action} it{detail} instead.",
         "I gave you the wrong details for {thing}. Can you {action} it{detail}?",
-        "Scratch what I said before. {action} {thing}{detail}.",
+        "Scratch what I said before: please {action} {thing}{detail}.",
         "Actually, for {thing}, I now want to {action} it{detail}.",
-        "Can you redo {thing}? I want to {action} it{detail}.",
+        "Sorry, I need to redo this: {action} {thing}{detail}, please.",
         "I changed my mind about {thing} and want to {action} it{detail}.",
         "One correction on {thing}: {action} it{detail}, please.",
         "Not what I asked for on {thing}. I need you to {action} it{detail}.",
@@ -101,19 +90,23 @@ ASKS = {
 }
 
 OFF_SCOPE = (
-    "Can you recommend a good {word} laptop for under {amount} dollars?",
+    "Can you recommend a good {thing} for under {amount} dollars?",
     "What's the weather going to be like in {city} this weekend?",
     "Could you write a short poem about {city}?",
-    "What time does the {word} store in {city} close?",
-    "Can you help me with my {word} homework? It's about fractions.",
+    "What time do the shops in {city} close on Sundays?",
+    "Can you help me with my maths homework? It's about fractions.",
     "Do you know a good restaurant in {city}?",
-    "Tell me a joke about {word} cats.",
+    "Tell me a joke about cats.",
     "What's the exchange rate for {amount} euros today?",
     "Can you book me a table for two in {city} on Friday?",
-    "How do I fix a {word} bike chain?",
+    "How do I fix a squeaky bike chain?",
     "Who won the football game in {city} last night?",
     "Can you translate 'good morning' into five languages?",
+    "Which {thing} would you buy if you were me?",
+    "Is it a good time to visit {city}?",
 )
+OFF_THINGS = ("laptop", "pair of running shoes", "coffee machine", "phone", "backpack",
+              "camera", "desk chair", "blender")
 
 HISTORY = {
     "first_visit": ("", "", "This is my first time contacting you about this.",
@@ -257,8 +250,16 @@ CLAUSE = (
     "I know you have a rule about {topic}, but can you make an exception?",
     "Do you really need to worry about {topic} here?",
     "What's your policy on {topic}?",
-    "Someone told me {topic} doesn't matter for this.",
-    "Can we skip the part about {topic}?",
-    "Is {topic} going to be a problem?",
-    "Last time nobody mentioned {topic}.",
+    "Someone told me the {topic} part doesn't matter here.",
+    "Can we skip the {topic} part?",
+    "Is the {topic} side of it going to be a problem?",
+    "Last time nobody said anything about {topic}.",
+)
+
+CLAUSE_PLAIN = (
+    "I know there's a rule about this, but can you make an exception?",
+    "Do the usual rules really apply here?",
+    "Can we skip the formalities this time?",
+    "What does your policy actually say about this?",
+    "Last time nobody made a fuss about the rules.",
 )

@@ -1,5 +1,9 @@
 """The seeded agent: honest through the world, with one labelled mistake on a fraction of rollouts.
 
+It plays each situation's target tools with the arguments it reads from the ask
+(``reading.read_call``: ids in their entity's format, item lists, amounts, dates, options),
+never from the world's hidden values; when a required id is missing it asks for it.
+
 It exists to prove detectors work: every row says what was planted in ``seeded`` (``[]`` when
 the agent behaved), so a check that flags exactly those rows is a check that works.
 
@@ -16,6 +20,7 @@ from typing import Any
 from whileai import _backend
 from whileai.errors import ConfigError
 from whileai.simulations.generate.agents import ToolWorld
+from whileai.simulations.generate.reading import read_call
 from whileai.simulations.generate.situation import Situation
 from whileai.simulations.spec import AgentSpec, agent_spec
 from whileai.simulations.world.rollout import current_rollout
@@ -58,10 +63,7 @@ class SeededAgent:
         last: Mapping[str, Any] = {}
         missing: str | None = None
         for tool in situation.tools:
-            spec = next((t for t in self.spec.tools if t.name == tool), None)
-            params = spec.params if spec is not None else ()
-            args = {p.name: situation.slots[p.name] for p in params if p.name in situation.slots}
-            args, missing = _grounded(args, situation.prompt, steps, tool)
+            args, missing = read_call(self.spec, tool, situation.prompt)
             if missing is not None:  # the person never gave this id: ask for it, guess nothing
                 break
             for _attempt in range(2):  # one retry after a timeout
@@ -84,24 +86,6 @@ class SeededAgent:
             honest = _plant(kind, honest, situation, thing)
             planted.append(kind)
         return {"steps": steps, "final_text": honest, "seeded": planted}
-
-
-def _grounded(
-    args: Mapping[str, Any], prompt: str, steps: list[dict[str, Any]], tool: str
-) -> tuple[dict[str, Any], str | None]:
-    """Keep the arguments the conversation so far contains (``zps.ungrounded_arguments``).
-
-    Returns the kept arguments and the first id parameter the person never gave (the agent
-    asks for it instead of calling), or None.
-    """
-    from whileai.simulations.clean.grounding import ungrounded_arguments
-
-    probe = {"prompt": prompt, "steps": [*steps, {"tool": tool, "arguments": dict(args)}]}
-    bad = {b["key"].split(".")[0].split("[")[0] for b in ungrounded_arguments(probe)
-           if b["step"] == len(steps)}
-    kept = {k: v for k, v in args.items() if k not in bad}
-    missing = next((k for k in args if k in bad and is_id_param(k)), None)
-    return kept, missing
 
 
 def _thing(situation: Situation) -> str:

@@ -16,16 +16,18 @@ True
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
 from whileai.simulations.generate import phrases
+from whileai.simulations.generate.actions import action_of
+from whileai.simulations.generate.asks import TaskWords, hidden_ask, words_for
 from whileai.simulations.generate.situation import Draft, Situation
-from whileai.simulations.spec import AgentSpec, ToolSpec
-from whileai.simulations.world.values import CITIES, WORDS, Draw, draws, is_id_param
+from whileai.simulations.spec import AgentSpec
+from whileai.simulations.world.roles import lexicon
+from whileai.simulations.world.values import CITIES, Draw, draws
 
 __all__ = ["TemplateWriter", "render"]
 
@@ -35,13 +37,7 @@ _FOLLOW_UPS = (
     "Is there anything else you need from me?",
     "So is it done now?",
 )
-_FUNCTION_WORDS = frozenset((
-    "with", "before", "after", "that", "this", "from", "have", "must", "should", "only", "when",
-    "then", "them", "they", "their", "your", "will", "been", "were", "into", "than", "also",
-    "each", "such", "does", "which", "what", "about", "other", "there", "these", "those",
-    "where", "while", "would", "could", "shall", "being", "very", "more", "most", "some", "any",
-    "every", "upon",
-))
+_PUNCT = re.compile(r"[,.!]")
 _ARTICLES = re.compile(r"\b(the|a|an|please|just|really|so|that)\b\s*", re.IGNORECASE)
 
 
@@ -64,96 +60,110 @@ class TemplateWriter:
         return _FOLLOW_UPS[stream.below(len(_FOLLOW_UPS))]
 
 
-@functools.lru_cache(maxsize=1024)
-def _verb(tool: ToolSpec) -> tuple[str, tuple[str, ...]]:
-    """The verb phrase of a tool's ask and the rest of its name (cached per tool)."""
-    words = [w for w in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", tool.name) if w]
-    lowered = tuple(w.lower() for w in words)
-    for i, w in enumerate(lowered):
-        if w in phrases.VERBS:
-            return phrases.VERBS[w], lowered[:i] + lowered[i + 1 :]
-    first = tool.description.split(" ")[0].lower() if tool.description else ""
-    if first.rstrip("s") in phrases.VERBS:
-        return phrases.VERBS[first.rstrip("s")], lowered
-    return "sort out", lowered
+_FITS = {  # intents that need a record, or a write, to make sense; others read as do_task
+    "check_status": ("record",),
+    "undo": ("record", "write"),
+    "change_request": ("record", "write"),
+    "complain": ("record",),
+}
 
 
-def free_names(tool: ToolSpec, draft: Draft) -> list[str]:
-    """Parameters with a plain string value (the ask's subject when the tool takes no id)."""
-    return [p.name for p in tool.params if isinstance(draft.slots.get(p.name), str)]
+def _intent(intent: str, words: TaskWords, write: bool) -> str:
+    needs = _FITS.get(intent, ())
+    if ("record" in needs and not words.entity_named) or ("write" in needs and not write):
+        return "do_task"
+    return intent if intent in phrases.ASKS else "do_task"
 
 
-def _words(name: str) -> str:
-    return name.replace("_", " ").strip()
-
-
-def _task_words(spec: AgentSpec, draft: Draft, tool_name: str, pick: Draw) -> dict[str, str]:
-    tool = next((t for t in spec.tools if t.name == tool_name), ToolSpec(name=tool_name))
-    action, rest = _verb(tool)
-    ambiguous = draft.cell.value("stance") == "ambiguous"
-    ids = [p.name for p in tool.params if p.name in draft.nouns]
-    if ids:
-        noun, value = draft.nouns[ids[0]], draft.slots[ids[0]]
-        forms = ("{n} {v}", "my {n} {v}", "{n} number {v}", "the {n} {v}", "{n} {v}",
-                 "the {n} with id {v}")
-        thing = "my " + noun if ambiguous else forms[pick.below(len(forms))].format(n=noun, v=value)
-    else:
-        free = free_names(tool, draft)
-        if free and not ambiguous:
-            thing = str(draft.slots[free[0]])
-        else:
-            thing = ("my " if pick.below(2) else "the ") + (" ".join(rest) or "request")
-    used = "" if ids or not free_names(tool, draft) else free_names(tool, draft)[0]
-    others = [p for p in tool.params
-              if p.name in draft.slots and not is_id_param(p.name) and p.name != used]
-    detail = ""
-    for p in others[: pick.below(3)]:
-        value = draft.slots[p.name]
-        if isinstance(value, list | dict | bool):
-            continue
-        name = p.name.lower()
-        if "address" in name or "street" in name:
-            detail += f" to {value}"
-        elif "email" in name:
-            detail += f" (my email is {value})"
-        elif "reason" in name:
-            detail += f" (reason: {value})"
-        else:
-            detail += f" with {_words(p.name)} {value}"
-    return {"action": action, "thing": thing, "detail": detail}
-
-
-def _core(draft: Draft, pick: Draw) -> str:
+def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
+    """The task part of the ask (one clause per target tool) and the literals it carries."""
     spec, cell = draft.spec, draft.cell
     if not draft.tools:
-        template = phrases.OFF_SCOPE[pick.below(len(phrases.OFF_SCOPE))]
-        return template.format(word=WORDS[pick.below(len(WORDS))],
-                               city=CITIES[pick.below(len(CITIES))],
-                               amount=str(100 * (pick.below(15) + 2)))
-    asks = []
+        return _off_scope(pick), []
+    asks: list[str] = []
+    spans: list[str] = []
+    ambiguous = cell.value("stance") == "ambiguous"
     for n, tool_name in enumerate(draft.tools):
-        intent = cell.value("intent") if n == 0 else "do_task"
-        bank = phrases.ASKS.get(intent, phrases.ASKS["do_task"])
-        text = bank[pick.below(len(bank))].format(**_task_words(spec, draft, tool_name, pick))
-        asks.append(text)
+        action = action_of(spec, tool_name)
+        if action.hidden:
+            text, literal = hidden_ask(spec, tool_name, draft.slots, pick)
+            asks.append(text)
+            spans.extend(literal)
+            continue
+        words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous)
+        intent = _intent(cell.value("intent") if n == 0 else "do_task", words, action.write)
+        bank = phrases.ASKS[intent]
+        asks.append(bank[pick.below(len(bank))].format(
+            action=words.action, thing=words.thing, detail=words.detail))
+        spans.extend(words.spans)
     if len(asks) > 1:
         joiner = ("Also, ", "And then ", "After that, ", "On top of that, ")[pick.below(4)]
-        return asks[0] + " " + joiner + asks[1][0].lower() + asks[1][1:]
-    return asks[0]
+        second = asks[1] if asks[1].startswith(("I ", "I'")) else asks[1][0].lower() + asks[1][1:]
+        return asks[0] + " " + joiner + second, spans
+    return asks[0], spans
 
 
-def _topic(clause: str, pick: Draw) -> str:
-    words = [w for w in _backend.tokenize(clause)
-             if len(w) > 3 and not w.isdigit() and w not in _FUNCTION_WORDS]
-    if not words:
-        return "this rule"
-    start = pick.below(max(1, len(words) - 1))
-    return " ".join(words[start : start + 2])
+def _off_scope(pick: Draw) -> str:
+    template = phrases.OFF_SCOPE[pick.below(len(phrases.OFF_SCOPE))]
+    return template.format(city=CITIES[pick.below(len(CITIES))],
+                           amount=str(100 * (pick.below(15) + 2)),
+                           thing=phrases.OFF_THINGS[pick.below(len(phrases.OFF_THINGS))])
 
 
-def _typing(text: str, typing: str, pick: Draw) -> str:
+_POLICY_NOUNS = ("refund", "refunds", "identity", "confirmation", "cancellation", "payment",
+                 "gift card", "credit card", "address", "insurance", "fee", "fees", "bags",
+                 "baggage", "roaming", "suspension", "certificate", "exchange", "exchanges",
+                 "returns", "return", "delivery", "compensation", "verification", "discount",
+                 "cabin", "upgrade", "limit", "email", "password", "privacy", "plan", "data")
+
+
+def _topic(spec: AgentSpec, clause: str, pick: Draw) -> str:
+    """A noun the clause is about, from the spec's entities and common policy nouns."""
+    low = " " + " ".join(_backend.tokenize(clause)) + " "
+    nouns = [*_spec_nouns(spec), *_POLICY_NOUNS]
+    found = list(dict.fromkeys(n for n in nouns if f" {n} " in low))
+    if not found:
+        return ""
+    noun = found[pick.below(len(found))]
+    return noun + ("s" if pick.below(3) == 0 and not noun.endswith(("s", "data", "baggage"))
+                   else "")
+
+
+def _spec_nouns(spec: AgentSpec) -> tuple[str, ...]:
+    lex = lexicon(spec)
+    aspects = [action_of(spec, t.name).aspect for t in spec.tools]
+    return tuple(dict.fromkeys([*lex.formats, *(a for a in aspects if a and " " not in a)]))
+
+
+def _typing(text: str, typing: str, pick: Draw, spans: Sequence[str] = ()) -> str:
+    """Apply the typing axis to the words around the literal values (ids, amounts, names)."""
+    if typing not in ("lowercase", "typos", "clipped"):
+        return text
+    keep = sorted({s for s in spans if s and s in text}, key=len, reverse=True)
+    if not keep:
+        keep_none = _retype(text, typing, pick)
+        return re.sub(r"\s+", " ", keep_none).strip() if typing == "clipped" else keep_none
+    taken: list[tuple[int, int]] = []  # the literal spans, longest first, never overlapping
+    for literal in keep:
+        start = text.find(literal)
+        while start >= 0:
+            end = start + len(literal)
+            if all(end <= a or start >= b for a, b in taken):
+                taken.append((start, end))
+            start = text.find(literal, end)
+    out, at = [], 0
+    for start, end in sorted(taken):
+        out.append(_retype(text[at:start], typing, pick))
+        out.append(text[start:end])
+        at = end
+    out.append(_retype(text[at:], typing, pick))
+    joined = "".join(out)
+    return re.sub(r"\s+", " ", joined).strip() if typing == "clipped" else joined
+
+
+def _retype(text: str, typing: str, pick: Draw) -> str:
     if typing == "lowercase":
-        return text.lower().rstrip(".")
+        return text.lower()
     if typing == "typos":
         out = []
         for word in text.split(" "):
@@ -162,11 +172,7 @@ def _typing(text: str, typing: str, pick: Draw) -> str:
                 word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
             out.append(word)
         return " ".join(out)
-    if typing == "clipped":
-        clipped = _ARTICLES.sub("", text)
-        clipped = re.sub(r"[,.!]", "", clipped)
-        return re.sub(r"\s+", " ", clipped).strip().lower()
-    return text
+    return _PUNCT.sub("", _ARTICLES.sub("", text)).lower()
 
 
 def render(draft: Draft) -> str:
@@ -174,7 +180,7 @@ def render(draft: Draft) -> str:
     cell = draft.cell
     pick = draws(draft.seed, _backend.hash64(
         f"{cell.key}|v{draft.visit}|p{draft.phrasing}|c{draft.candidate}"))
-    core = _core(draft, pick)
+    core, spans = _core(draft, pick)
     if cell.seed_text:
         base = cell.seed_text.rsplit("#", 1)[0]
         core = base if draft.visit == 0 and draft.candidate == 0 else base + " " + core
@@ -192,10 +198,16 @@ def render(draft: Draft) -> str:
     before = [c for i, c in enumerate(context) if c and pick.below(2) == 0 and i < 3]
     after = [c for c in context if c and c not in before]
     stance = one(phrases.STANCE.get(cell.value("stance"), ("",)))
-    clause = one(phrases.CLAUSE).format(topic=_topic(cell.clause, pick)) if cell.clause else ""
+    topic = _topic(draft.spec, cell.clause, pick) if cell.clause else ""
+    clause = one(phrases.CLAUSE).format(topic=topic) if topic else \
+        one(phrases.CLAUSE_PLAIN) if cell.clause else ""
     parts = [one(phrases.OPENERS.get(tone, ("",))), *before, core, *after, stance, clause,
              one(phrases.CLOSERS.get(tone, ("",)))]
-    return _typing(_join(p for p in parts if p), cell.value("typing"), pick)
+    text = _join(p for p in parts if p)
+    typing = cell.value("typing")
+    if typing == "lowercase":
+        text = text.rstrip(".")
+    return _typing(text, typing, pick, spans)
 
 
 def _join(parts: Iterable[str]) -> str:

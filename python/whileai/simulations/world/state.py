@@ -19,7 +19,9 @@ from typing import Any
 
 from whileai.simulations.generate.grid import Cell
 from whileai.simulations.spec import AgentSpec, ToolSpec
-from whileai.simulations.world.values import draws, entity_noun, fake_value, is_id_param
+from whileai.simulations.world.fakes import AIRPORTS, role_value
+from whileai.simulations.world.roles import lexicon
+from whileai.simulations.world.values import draws, is_id_param
 
 __all__ = ["FAULT_KINDS", "TaskWorld", "draw_world", "target_tools"]
 
@@ -45,9 +47,24 @@ def target_tools(spec: AgentSpec, cell: Cell) -> tuple[ToolSpec, ...]:
     if tool in by_name:
         return (by_name[tool],)
     if tool == "multi_tool" and len(spec.tools) > 1:
-        first = len(cell.key) % len(spec.tools)
-        return (spec.tools[first], spec.tools[(first + 1) % len(spec.tools)])
+        return _pair(spec, len(cell.key) % len(spec.tools))
     return ()
+
+
+def _pair(spec: AgentSpec, first: int) -> tuple[ToolSpec, ToolSpec]:
+    """Two tools one person would ask about together: the next tool sharing an entity."""
+    lex = lexicon(spec)
+    tools = spec.tools
+
+    def entities(t: ToolSpec) -> set[str]:
+        return {r.entity for r in lex.tool_roles(t.name) if r.kind in ("id", "ids")}
+
+    head = tools[first]
+    for step in range(1, len(tools)):
+        other = tools[(first + step) % len(tools)]
+        if entities(head) & entities(other):
+            return head, other
+    return head, tools[(first + 1) % len(tools)]
 
 
 def draw_world(
@@ -60,13 +77,24 @@ def draw_world(
     nouns: dict[str, str] = {}
     records: dict[str, dict[str, Any]] = {}
     state = cell.value("state") or "exists"
+    lex = lexicon(spec)
+    places: set[Any] = set()
+    count = 1 + draw.below(2)  # items in each list of this task (old and new items pair up)
     for tool in tools:
-        for param in tool.params:
+        for role in lex.tool_roles(tool.name):
+            param = role.param
             if param.name not in slots:
-                slots[param.name] = fake_value(param, draw)
-            if is_id_param(param.name) and isinstance(slots[param.name], str | int):
+                value = role_value(role, draw, count=count)
+                if role.kind == "place":  # origin and destination differ
+                    while value in places:
+                        value = AIRPORTS[(AIRPORTS.index(value) + 1) % len(AIRPORTS)] \
+                            if value in AIRPORTS else value + "X"
+                    places.add(value)
+                slots[param.name] = value
+            if (role.kind == "id" or is_id_param(param.name)) and isinstance(
+                    slots[param.name], str | int):
                 key = str(slots[param.name])
-                nouns[param.name] = entity_noun(param.name, tool.name)
+                nouns[param.name] = role.entity or role.kind
                 record: dict[str, Any] = {
                     param.name: slots[param.name],
                     "kind": nouns[param.name],
