@@ -227,7 +227,9 @@ def test_the_sandbox_holds(attack: str, backend: str, tmp_path: Path,
         listener.close()
     blob = json.dumps(out)
     assert out["reward"] == expected, out["reason"]
-    assert "ESCAPED" not in blob and SECRET not in blob and MARKER not in blob
+    assert "ESCAPED" not in blob
+    assert SECRET not in blob
+    assert MARKER not in blob
     assert "50/1" not in blob
     assert list((tmp_path / "home").iterdir()) == []
     for line in code.splitlines():
@@ -243,9 +245,11 @@ def test_pytest_style_tests_are_collected_and_called(backend: str) -> None:
              "    assert add(-1, 1) == 0\n", "assert add(2, 2) == 4"]
     wrong = CodeExec(tests, sandbox=backend, timeout=8)(_row("def add(a, b):\n    return 4"))
     assert wrong["reward"] == pytest.approx(1 / 3)
-    assert "1/3 tests passed" in wrong["reason"] and "test_add" in wrong["reason"]
+    assert "1/3 tests passed" in wrong["reason"]
+    assert "test_add" in wrong["reason"]
     right = CodeExec(tests, sandbox=backend, timeout=8)(_row("def add(a, b):\n    return a + b"))
-    assert right["reward"] == 1.0 and "3/3" in right["reason"]
+    assert right["reward"] == 1.0
+    assert "3/3" in right["reason"]
 
 
 @pytest.mark.parametrize("backend", _backends())
@@ -273,7 +277,8 @@ def test_no_sandbox_means_a_clear_refusal(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(sandbox, "_probe", lambda name: f"the `{name}` program (test)")
     with pytest.raises(SandboxError, match="unsafe_no_sandbox=True") as caught:
         CodeExec("assert True")
-    assert "bwrap" in str(caught.value) and "unshare" in str(caught.value)
+    assert "bwrap" in str(caught.value)
+    assert "unshare" in str(caught.value)
     assert find_sandbox(unsafe_no_sandbox=True).name == "none"
     unsafe = CodeExec(["assert f() == 2"], unsafe_no_sandbox=True, timeout=8)
     assert unsafe(_row("def f():\n    return 2"))["reward"] == 1.0

@@ -145,7 +145,8 @@ def test_an_echoed_key_never_reaches_the_error(status: int) -> None:
         client.close()
     text = str(caught.value)
     assert "bad credentials" in text  # the server's words are kept
-    assert KEY not in text and PLAIN_KEY not in text
+    assert KEY not in text
+    assert PLAIN_KEY not in text
 
 
 def test_an_echoed_key_never_reaches_the_run_report(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,7 +159,8 @@ def test_an_echoed_key_never_reaches_the_run_report(monkeypatch: pytest.MonkeyPa
     assert data.search["agent_errors"] >= 1
     assert "bad credentials" in data.search["first_agent_error"]
     blob = json.dumps(data.search, default=str)
-    assert KEY not in blob and PLAIN_KEY not in blob
+    assert KEY not in blob
+    assert PLAIN_KEY not in blob
 
 
 def test_an_echoed_key_never_reaches_judged_rows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,7 +172,8 @@ def test_an_echoed_key_never_reaches_judged_rows(monkeypatch: pytest.MonkeyPatch
     assert rows[0]["reward"] is None
     assert "bad credentials" in rows[0]["reason"]
     blob = json.dumps(rows) + json.dumps(report, default=str)
-    assert KEY not in blob and PLAIN_KEY not in blob
+    assert KEY not in blob
+    assert PLAIN_KEY not in blob
 
 
 def test_rows_leave_the_run_masked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -183,4 +186,5 @@ def test_rows_leave_the_run_masked(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     written = (tmp_path / "r.jsonl").read_text()
     assert len(data.rows) == 2
     for blob in (json.dumps(export_row(row)), written, json.dumps(data.rows)):
-        assert KEY not in blob and PLAIN_KEY not in blob
+        assert KEY not in blob
+        assert PLAIN_KEY not in blob

@@ -63,7 +63,8 @@ class AuthError(WhileaiError, PermissionError):
 
 
 class SandboxError(WhileaiError, RuntimeError):
-    """Untrusted code cannot be isolated here (no working sandbox) and the caller did not opt out."""
+    """Untrusted code cannot be isolated here (no working sandbox) and the caller did not opt
+    out with ``unsafe_no_sandbox=True``."""
 
 
 class QuotaError(WhileaiError, RuntimeError):

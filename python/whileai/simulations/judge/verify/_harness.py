@@ -68,7 +68,7 @@ def _build_root(cfg: dict[str, Any]) -> None:
             os.makedirs(target, exist_ok=True)
         else:
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            open(target, "a").close()  # noqa: SIM115 - a mount point
+            open(target, "a").close()
         mount(src, target, None, ms_bind | ms_rec)
         locked = 0  # a user namespace may not clear these on a mount it inherited
         flags = os.statvfs(target).f_flag
@@ -87,7 +87,7 @@ def _build_root(cfg: dict[str, Any]) -> None:
     mount("proc", root + "/proc", "proc", ms_nosuid | ms_nodev | ms_noexec)
     os.makedirs(root + "/dev")
     for node in ("null", "zero", "random", "urandom"):
-        open(root + "/dev/" + node, "a").close()  # noqa: SIM115 - a mount point
+        open(root + "/dev/" + node, "a").close()
         mount("/dev/" + node, root + "/dev/" + node, None, ms_bind)
     os.makedirs(root + "/tmp")
     mount("tmpfs", root + "/tmp", "tmpfs", ms_nosuid | ms_nodev,
@@ -137,12 +137,13 @@ def _confine(cfg: dict[str, Any]) -> None:
         try:
             resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):
-            soft, hard = resource.getrlimit(limit)
-            if hard != resource.RLIM_INFINITY and hard < value:
-                continue  # already lower than asked
+            _soft, hard = resource.getrlimit(limit)
+            if mode == "none" or (hard != resource.RLIM_INFINITY and hard < value):
+                continue  # unsafe mode is best effort; a lower hard limit already holds
             raise
+    home = "/tmp" if mode != "none" else os.getcwd()
     os.environ.clear()
-    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": home,
                        "LANG": "C.UTF-8"})
 
 
@@ -170,7 +171,7 @@ class Channel:
 def _describe(exc: BaseException) -> list[str]:
     try:
         text = str(exc)
-    except BaseException:  # noqa: BLE001 - a hostile __str__
+    except BaseException:
         text = "?"
     return [type(exc).__name__ if type(exc).__module__ == "builtins" else "Exception",
             f"{type(exc).__name__}: {text}"[:300]]
@@ -202,9 +203,9 @@ class Handles:
             return [self.encode(v, depth + 1) for v in value]
         if kind is tuple:
             return {"$t": [self.encode(v, depth + 1) for v in value]}
-        if kind in (set, frozenset) and all(type(v) in _PLAIN_LEAVES + (float,) for v in value):
+        if kind in (set, frozenset) and all(type(v) in (*_PLAIN_LEAVES, float) for v in value):
             return {"$s" if kind is set else "$fs": [self.encode(v, depth + 1) for v in value]}
-        if kind is dict and all(type(k) in _PLAIN_LEAVES + (float,) for k in value):
+        if kind is dict and all(type(k) in (*_PLAIN_LEAVES, float) for k in value):
             return {"$d": [[self.encode(k, depth + 1), self.encode(v, depth + 1)]
                            for k, v in value.items()]}
         if kind is bytes:
@@ -233,7 +234,7 @@ def _rebuild(tag: str, items: Any) -> Any:
     if tag == "$fs":
         return frozenset(items)
     if tag == "$d":
-        return {k: v for k, v in items}
+        return dict(items)
     if tag == "$b":
         return bytes.fromhex(items)
     if tag == "$c":
@@ -250,8 +251,8 @@ def _serve(cfg: dict[str, Any]) -> None:
     handles = Handles()
     ns: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
     try:
-        exec(compile(source, "solution.py", "exec"), ns)  # noqa: S102 - the point of the check
-    except BaseException as exc:  # noqa: BLE001 - reported as the verdict
+        exec(compile(source, "solution.py", "exec"), ns)
+    except BaseException as exc:
         channel.send({"load_error": _describe(exc)[1]})
         return
     names = {k: handles.encode(v) for k, v in ns.items()
@@ -264,7 +265,7 @@ def _serve(cfg: dict[str, Any]) -> None:
             return
         try:
             channel.send({"ok": handles.encode(_apply(handles, msg))})
-        except BaseException as exc:  # noqa: BLE001 - sent back as the call's exception
+        except BaseException as exc:
             channel.send({"err": _describe(exc)})
 
 
@@ -284,7 +285,7 @@ def _apply(handles: Handles, msg: dict[str, Any]) -> Any:
         obj[arg[0]] = arg[1]
         return None
     if op == "len":
-        return int(len(obj))
+        return len(obj)
     if op == "iter":
         return iter(obj)
     if op == "next":
@@ -334,14 +335,14 @@ def _run_tests(cfg: dict[str, Any]) -> None:
         if isinstance(name, str) and not hasattr(builtins, name):
             try:
                 ns[name] = remote.decode(value)
-            except Exception:  # noqa: BLE001 - a malformed name is left out
+            except Exception:
                 continue
     results: list[list[Any]] = []
     for i, test in enumerate(payload["tests"]):
         before = {k: v for k, v in ns.items() if k.startswith("test")}
         try:
-            exec(compile(test, f"test_{i}", "exec"), ns)  # noqa: S102 - the hidden tests
-        except BaseException as exc:  # noqa: BLE001 - a failed test
+            exec(compile(test, f"test_{i}", "exec"), ns)
+        except BaseException as exc:
             results.append([False, _describe(exc)[1]])
             continue
         defined = [v for k, v in ns.items()
@@ -353,7 +354,7 @@ def _run_tests(cfg: dict[str, Any]) -> None:
             try:
                 fn()
                 results.append([True, ""])
-            except BaseException as exc:  # noqa: BLE001 - a failed test function
+            except BaseException as exc:  # noqa: PERF203 - one verdict per test function
                 results.append([False, f"{getattr(fn, '__name__', 'test')}: "
                                        f"{_describe(exc)[1]}"[:300]])
     finish({"results": results})
@@ -399,7 +400,7 @@ class _Remote:
         if kind is list:
             return [self.encode(v, depth + 1) for v in value]
         if kind in (tuple, set, frozenset):
-            tag = {tuple: "$t", set: "$s", frozenset: "$fs"}[kind]
+            tag = "$t" if kind is tuple else "$s" if kind is set else "$fs"
             return {tag: [self.encode(v, depth + 1) for v in value]}
         if kind is dict:
             return {"$d": [[self.encode(k, depth + 1), self.encode(v, depth + 1)]
@@ -433,7 +434,7 @@ class _Remote:
             return _rebuild(tag, items)
         except CandidateGone:
             raise
-        except Exception as exc:  # noqa: BLE001 - a malformed value is the candidate's loss
+        except Exception as exc:
             raise CandidateGone(f"the candidate sent a malformed value ({exc})") from None
 
 
@@ -474,7 +475,7 @@ class _Proxy:
         while True:
             try:
                 yield self._remote.ask("next", it._handle)
-            except StopIteration:
+            except StopIteration:  # noqa: PERF203 - the end of the iteration
                 return
 
     def __contains__(self, item: Any) -> bool:

@@ -212,11 +212,10 @@ def _score(raw: bytes, nonce: str, n_tests: int, tails: tuple[str, str]) -> tupl
             detail += f"; output: {tails[0]}"
         return 0.0, f"solution did not load: {detail}"
     results = verdict.get("results")
-    valid = isinstance(results, list) and len(results) >= n_tests and all(
+    if not isinstance(results, list) or len(results) < n_tests or not all(
         isinstance(r, list) and len(r) == 2 and type(r[0]) is bool and isinstance(r[1], str)
         for r in results
-    )
-    if not valid:
+    ):
         return 0.0, "the test process reported a malformed verdict"
     passed = sum(1 for ok, _ in results if ok is True)
     first = next((msg for ok, msg in results if not ok), "")
