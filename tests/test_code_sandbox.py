@@ -282,3 +282,12 @@ def test_no_sandbox_means_a_clear_refusal(monkeypatch: pytest.MonkeyPatch) -> No
     assert find_sandbox(unsafe_no_sandbox=True).name == "none"
     unsafe = CodeExec(["assert f() == 2"], unsafe_no_sandbox=True, timeout=8)
     assert unsafe(_row("def f():\n    return 2"))["reward"] == 1.0
+
+
+@pytest.mark.parametrize("module", ["sandbox", "code"])
+def test_sandbox_doctests(module: str) -> None:
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"whileai.simulations.judge.verify.{module}")
+    assert doctest.testmod(mod).failed == 0

@@ -60,7 +60,10 @@ def test_mask_secrets_masks_configured_keys_and_leaves_prose(
     monkeypatch.setenv("MY_SERVICE_TOKEN", PLAIN_KEY)
     assert PLAIN_KEY in configured_secrets()
     assert mask_secrets(f"the server said {PLAIN_KEY}!") == "the server said ***!"
-    assert mask_secrets("Order 4412 shipped; ask-me-later") == "Order 4412 shipped; ask-me-later"
+    for prose in ("Order 4412 shipped; ask-me-later", "bearer bonds and basic verification",
+                  "max_tokens: 1024 and the token expiration policy", "task-1234567890"):
+        assert mask_secrets(prose) == prose
+    assert mask_secrets("Authorization: Basic dXNlcjpwYXNzd29yZA==") == "Authorization: Basic ***"
     assert mask_secrets("x", keys=["short"]) == "x"
     nested = mask_value({"a": [{"b": f"Bearer {PLAIN_KEY}"}], "n": 3, "f": None})
     assert nested == {"a": [{"b": "Bearer ***"}], "n": 3, "f": None}
@@ -188,3 +191,11 @@ def test_rows_leave_the_run_masked(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     for blob in (json.dumps(export_row(row)), written, json.dumps(data.rows)):
         assert KEY not in blob
         assert PLAIN_KEY not in blob
+
+
+def test_secrets_doctests() -> None:
+    import doctest
+
+    import whileai.secrets
+
+    assert doctest.testmod(whileai.secrets).failed == 0
