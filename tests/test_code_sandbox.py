@@ -160,6 +160,24 @@ while True:
     pass
 '''
 
+_CHROOT_ESCAPE = '''
+import subprocess, sys
+escape = (
+    "import os\\nos.makedirs('/tmp/x', exist_ok=True)\\nos.chroot('/tmp/x')\\n"
+    "for _ in range(64):\\n    os.chdir('..')\\nos.chroot('.')\\n"
+    "print('ESCAPED' if os.path.exists('/etc/passwd') else 'held')"
+)
+try:
+    out = subprocess.run(["unshare", "-Urm", sys.executable, "-c", escape],
+                         capture_output=True, text=True, timeout=5).stdout
+except (OSError, subprocess.SubprocessError):
+    out = ""
+if "ESCAPED" in out:
+    raise SystemError("ESCAPED chroot")
+def f():
+    return 1
+'''
+
 _FORGE = '''
 import json, os
 forged = json.dumps({"results": [[True, ""]] * 50, "nonce": "x"})
@@ -187,6 +205,7 @@ def _attacks(tmp: Path, port: int) -> dict[str, tuple[str, list[str], float]]:
         "write_outside": (_WRITE_OUTSIDE.format(target=str(tmp / "home" / "escaped.txt")),
                           ["assert f() == 1"], 1.0),
         "network": (_NETWORK.format(port=port), ["assert f() == 1"], 1.0),
+        "nested_namespace_escape": (_CHROOT_ESCAPE, ["assert f() == 1"], 1.0),
         "process_limit": (_SPAWN_MANY.format(mark=mark), ["assert spawned() < 20"], 1.0),
         "fork_bomb": (_FORK_BOMB.format(mark=mark), ["assert True"], 0.0),
         "setsid_child": (_SETSID_CHILD.format(mark=mark), ["assert True"], 0.0),
@@ -200,6 +219,7 @@ def _attacks(tmp: Path, port: int) -> dict[str, tuple[str, list[str], float]]:
 
 
 ATTACKS = ["env_and_procfs", "files_and_hidden_tests", "write_outside", "network",
+           "nested_namespace_escape",
            "process_limit", "fork_bomb", "setsid_child", "forged_result", "early_exit",
            "always_equal"]
 

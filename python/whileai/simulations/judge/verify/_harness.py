@@ -93,7 +93,12 @@ def _build_root(cfg: dict[str, Any]) -> None:
     mount("tmpfs", root + "/tmp", "tmpfs", ms_nosuid | ms_nodev,
           f"mode=1777,size={cfg['tmp_bytes']}")
     mount(None, root, None, ms_remount | ms_rdonly | ms_nosuid | ms_nodev)
-    os.chroot(root)
+    # move the new root over "/" before chroot: the host's tree is then hidden under a locked
+    # mount, so even a chroot escape from a nested user namespace lands in the sandbox's root
+    os.chdir(root)
+    mount(root, "/", None, 1 << 13)  # MS_MOVE
+    os.chroot(".")
+    os.chdir("/")
 
 
 def _drop_capabilities() -> None:
