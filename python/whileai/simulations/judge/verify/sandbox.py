@@ -244,10 +244,12 @@ def find_sandbox(choice: str = "auto", *, unsafe_no_sandbox: bool = False) -> Sa
     if choice not in ("auto", *BACKENDS):
         raise ConfigError(f"sandbox={choice!r}: use 'auto', 'bwrap' or 'unshare'")
     names = BACKENDS if choice == "auto" else (choice,)
-    missing = {name: _probe(name) for name in names}
-    for name in names:
-        if missing[name] is None:
+    missing: dict[str, str] = {}
+    for name in names:  # probed in order, lazily: a working bwrap spares the unshare probe
+        why = _probe(name)
+        if why is None:
             return Sandbox(name=name)
+        missing[name] = why
     if unsafe_no_sandbox and os.name == "posix":
         return Sandbox(name="none")
     why = "; ".join(f"{name} needs {what}" for name, what in missing.items())
