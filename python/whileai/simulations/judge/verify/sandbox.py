@@ -1,7 +1,7 @@
 """Run untrusted code under the operating system's isolation, or refuse to.
 
-A :class:`Sandbox` starts ``python -I -B`` running one of the harness programs
-(``_harness.py``) in a fresh set of Linux namespaces:
+A :class:`Sandbox` starts ``python -I -B`` running the harness (``_confine.py`` then
+``_harness.py``, as one program) in a fresh set of Linux namespaces:
 
 - ``bwrap`` (bubblewrap): new PID, network, IPC, UTS and mount namespaces (plus a user namespace
   when we are not root); read-only binds of ``/usr`` and the interpreter's prefix, nothing else
@@ -52,7 +52,11 @@ _SYSTEM_FILES = ("/etc/ld.so.cache",)
 
 @functools.lru_cache(maxsize=1)
 def _harness_source() -> str:
-    return _HARNESS.read_text(encoding="utf-8")
+    """``_confine.py`` then ``_harness.py`` as one program (the second's future import dropped)."""
+    first = _HARNESS.with_name("_confine.py").read_text(encoding="utf-8")
+    second = _HARNESS.read_text(encoding="utf-8").replace(
+        "from __future__ import annotations\n", "", 1)
+    return first + "\n" + second
 
 
 def _interpreter() -> tuple[str, tuple[str, ...]]:
