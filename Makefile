@@ -19,7 +19,12 @@ $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
 # What the tests check against: oracles (statsmodels, scikit-learn, scipy, sympy), OpenTelemetry's
 # SDK, verifiers (the rl extra), and TRL's data utilities, installed without torch (trl --no-deps
 # next to datasets, transformers, jinja2 and tokenizers: the data utilities need no torch).
+# CodeExec's sandbox tests run under bubblewrap (Debian package `bubblewrap`); installed when
+# missing and apt-get is there as root, otherwise they run on `unshare` or skip with the reason.
 $(BIN)/.test-ready: $(BIN)/.ready
+	command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } \
+	  || echo "note: bubblewrap not installed; CodeExec tests use unshare or skip"
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras $(TEST_EXTRAS)
 	$(BIN)/python -m pip install --quiet "datasets>=4.7" transformers jinja2 tokenizers
 	$(BIN)/python -m pip install --quiet --no-deps trl

@@ -18,12 +18,16 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Answer:
-    """One scripted HTTP answer: a JSON body (dict) or raw text, with status/headers/delay."""
+    """One scripted HTTP answer: a JSON body (dict) or raw text, with status/headers/delay.
+
+    ``cut`` breaks the body off halfway and drops the connection: ``"length"`` announces the
+    full ``Content-Length``, ``"chunked"`` sends it as a chunk that never ends."""
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    cut: str = ""
 
 
 def completion(
@@ -106,9 +110,17 @@ class ChatServer:
                     for key, value in answer.headers.items():
                         self.send_header(key, value)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    if answer.cut == "chunked":
+                        self.send_header("Transfer-Encoding", "chunked")
+                        self.end_headers()
+                        self.wfile.write(b"%x\r\n" % len(data) + data[: len(data) // 2])
+                    else:
+                        self.send_header("Content-Length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data[: len(data) // 2] if answer.cut else data)
+                    if answer.cut:
+                        self.wfile.flush()
+                        self.close_connection = True
                 except OSError:  # the client gave up (timeout test)
                     self.close_connection = True
 

@@ -75,7 +75,7 @@ def test_the_test_suite_never_points_home_at_the_real_one() -> None:
 ERROR_BUILTINS = {
     "SpecError": ValueError, "RowError": ValueError, "ConfigError": ValueError,
     "JudgeError": RuntimeError, "PublishGateError": RuntimeError, "BackendError": RuntimeError,
-    "AuthError": PermissionError, "QuotaError": RuntimeError,
+    "AuthError": PermissionError, "QuotaError": RuntimeError, "SandboxError": RuntimeError,
 }
 
 

@@ -196,7 +196,16 @@ def test_verifier_decorator_forms() -> None:
     assert run_judge([row("abc")], starts).rows[0]["judge_status"] == "missing_reward"
 
 
-needs_posix = pytest.mark.skipif(sys.platform == "win32", reason="resource limits are POSIX")
+def _no_sandbox() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return "CodeExec's sandbox needs Linux namespaces"
+    from whileai.simulations.judge.verify.sandbox import sandbox_status
+
+    status = sandbox_status()
+    return None if None in status.values() else f"no working sandbox: {status}"
+
+
+needs_posix = pytest.mark.skipif(_no_sandbox() is not None, reason=str(_no_sandbox()))
 
 
 @needs_posix

@@ -18,6 +18,7 @@ from whileai.errors import (
     PublishGateError,
     QuotaError,
     RowError,
+    SandboxError,
     SpecError,
     WhileaiError,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "PublishGateError",
     "QuotaError",
     "RowError",
+    "SandboxError",
     "SpecError",
     "WhileaiError",
     "__version__",

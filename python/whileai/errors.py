@@ -10,6 +10,8 @@ True
 
 from __future__ import annotations
 
+from whileai.secrets import mask_secrets
+
 __all__ = [
     "AuthError",
     "BackendError",
@@ -18,13 +20,18 @@ __all__ = [
     "PublishGateError",
     "QuotaError",
     "RowError",
+    "SandboxError",
     "SpecError",
     "WhileaiError",
 ]
 
 
 class WhileaiError(Exception):
-    """Root of every error whileai raises on purpose."""
+    """Root of every error whileai raises on purpose; credential-shaped text in its message is
+    masked (:func:`whileai.secrets.mask_secrets`), whatever a server echoed into it."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(mask_secrets(a) if isinstance(a, str) else a for a in args))
 
 
 class SpecError(WhileaiError, ValueError):
@@ -53,6 +60,11 @@ class BackendError(WhileaiError, RuntimeError):
 
 class AuthError(WhileaiError, PermissionError):
     """A model endpoint refused the credentials (HTTP 401/403)."""
+
+
+class SandboxError(WhileaiError, RuntimeError):
+    """Untrusted code cannot be isolated here (no working sandbox) and the caller did not opt
+    out with ``unsafe_no_sandbox=True``."""
 
 
 class QuotaError(WhileaiError, RuntimeError):

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.secrets import mask_value
 from whileai.simulations.schema import SCHEMA_VERSION, row_problems
 
 __all__ = [
@@ -212,12 +213,13 @@ def task_key(row: Mapping[str, Any], *, where: str = "row") -> str:
 
 
 def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The row as it may leave the run: ``scrub``-bed, and stamped ``schema_version`` ``"1"``.
+    """The row as it may leave the run: ``scrub``-bed, credential-shaped text masked
+    (:func:`whileai.secrets.mask_value`), and stamped ``schema_version`` ``"1"``.
 
     >>> export_row({"prompt": "hi", "vector": [0.1, 0.2]})
     {'prompt': 'hi', 'schema_version': '1'}
     """
-    cleaned = scrub(row)
+    cleaned: dict[str, Any] = mask_value(scrub(row))
     cleaned["schema_version"] = SCHEMA_VERSION
     return cleaned
 

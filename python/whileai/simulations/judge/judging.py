@@ -47,6 +47,7 @@ from numbers import Real
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
+from whileai.secrets import mask_secrets
 from whileai.simulations.judge.scored import ScoredData
 from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.progress import Progress
@@ -210,7 +211,7 @@ def judge_row(
         reason = str(judge_reason) if status == "ok" else f"{reason}: {judge_reason}"
     meta.update({key: value for key, value in extra.items() if key not in _CORE_KEYS})
     out["reward"] = reward
-    out["reason"] = reason
+    out["reason"] = mask_secrets(reason) if isinstance(reason, str) else reason
     out["judge_status"] = status
     out["judge_name"] = name or judge_name_of(judge)
     out["judge_meta"] = meta

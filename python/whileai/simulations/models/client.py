@@ -4,7 +4,8 @@ Failure handling, in order of what the server says:
 
 - connection refused / DNS failure before the host ever answered: fail at once
   (:class:`~whileai.errors.BackendError` naming the URL); after it has answered, retry.
-- 5xx, read timeouts, malformed JSON bodies: retry with exponential backoff, then give up.
+- 5xx, read timeouts, malformed JSON bodies, replies cut mid-body (wrong ``Content-Length``,
+  broken chunked encoding): retry with exponential backoff, then give up.
 - 429: wait ``Retry-After`` (seconds or an HTTP date) and retry; a spent quota
   (``insufficient_quota``, a wait longer than the policy allows, or retries exhausted) raises
   :class:`ModelQuotaError` carrying the role, so the engine stops with
@@ -13,12 +14,15 @@ Failure handling, in order of what the server says:
 - 400 saying the context is too long: shrink ``max_tokens`` and retry.
 
 Every sleep waits on the client's stop event, so :meth:`ChatClient.stop` ends backoff at once;
-each request carries a timeout, so nothing blocks longer than that.
+each request carries a timeout, so nothing blocks longer than that. Server text quoted in an
+error is masked (:func:`whileai.secrets.mask_secrets`, with the spec's own key), so a server that
+echoes the ``Authorization`` header cannot leak the key into a message or a row.
 """
 
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import re
 import threading
@@ -28,9 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
+import urllib3.exceptions
 
 from whileai.config import setting
 from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
+from whileai.secrets import mask_secrets
 from whileai.simulations.models.reply import Reply, parse_reply
 from whileai.simulations.models.spec import ModelSpec
 
@@ -40,6 +46,14 @@ _CONTEXT_ERROR = re.compile(
     r"context[ _-]length|maximum context|context window|too many tokens|max_tokens .*too large"
     r"|reduce the length|prompt is too long",
     re.IGNORECASE,
+)
+# a reply whose body broke off after the headers (wrong Content-Length, broken chunking, a
+# dropped connection): transient, like a 5xx
+_CUT_BODY = (
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+    urllib3.exceptions.ProtocolError,
+    http.client.IncompleteRead,
 )
 _CTX_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) (?:tokens )?in the messages",
                           re.IGNORECASE | re.DOTALL)
@@ -227,6 +241,12 @@ class ChatClient:
                     method, url, json=body,
                     timeout=(self.policy.connect_timeout, self.policy.timeout),
                 )
+            except _CUT_BODY as exc:  # the server answered, then the body broke off
+                self._reached = True
+                self._count("cut_replies")
+                attempt = self._retry_or_raise(
+                    attempt, url, f"reply cut mid-body: {exc.__class__.__name__}")
+                continue
             except requests.ConnectionError as exc:
                 if not self._reached and not isinstance(exc, requests.ReadTimeout):
                     raise BackendError(
@@ -244,7 +264,7 @@ class ChatClient:
                 status = resp.status_code
                 text = resp.text
                 headers = resp.headers
-            detail = text[:300].strip()
+            detail = mask_secrets(text[:300].strip(), keys=(self.spec.api_key,))
             if status in (401, 403):
                 raise self._auth_error(status, url, detail)
             if status == 429:
@@ -269,6 +289,7 @@ class ChatClient:
                 attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
 
     def _retry_or_raise(self, attempt: int, url: str, why: str) -> int:
+        why = mask_secrets(why, keys=(self.spec.api_key,))
         if attempt >= self.policy.max_retries:
             raise BackendError(
                 f"{self.role} model at {url} failed after {attempt + 1} attempts ({why}). "

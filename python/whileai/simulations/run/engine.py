@@ -23,6 +23,7 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import AuthError, QuotaError, RowError
+from whileai.secrets import mask_secrets
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
@@ -176,7 +177,7 @@ def run(inputs: RunInputs) -> RunResult:
         if row is None:
             lost += 1
             committed -= 1
-            first_error = first_error or error
+            first_error = first_error or (mask_secrets(error) if error else error)
             alloc.land(job, None, None)
             return
         trajectories.append(row)
@@ -269,8 +270,8 @@ def run(inputs: RunInputs) -> RunResult:
                      repeats, time.monotonic() - start)
     search["rollout_threads"] = threads
     if halted is not None:
-        search["quota_error"] = halted
-        search.setdefault("first_agent_error", halted)
+        search["quota_error"] = mask_secrets(halted)
+        search.setdefault("first_agent_error", mask_secrets(halted))
     return RunResult(trajectories=trajectories, search=search, stopped_because=stop or "budget",
                      repeats=repeats)
 
