@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,10 +23,15 @@ from whileai.simulations.generate.agents import (
     resolve_agent,
 )
 from whileai.simulations.generate.grid import Cell, build_grid
+from whileai.simulations.generate.resolve import resolve_agent as resolve_model_agent
+from whileai.simulations.generate.resolve import resolve_writer
 from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.generate.writer import TemplateWriter
-from whileai.simulations.io import write_jsonl
-from whileai.simulations.rows import export_row
+from whileai.simulations.ingest.dimensions import dimensions_from_traces
+from whileai.simulations.ingest.from_traces import SourceCopyCheck, gate_run
+from whileai.simulations.ingest.traces import load_traces
+from whileai.simulations.io import load_rows, write_jsonl
+from whileai.simulations.rows import export_row, task_key
 from whileai.simulations.run import grading
 from whileai.simulations.run.config import RunConfig, resolve_config
 from whileai.simulations.run.engine import RunInputs, run
@@ -58,14 +62,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
             f"simulator must be False, None, a model spec string or a Writer; got "
             f"{type(simulator).__name__}"
         )
-    try:
-        backends = importlib.import_module("whileai.simulations.models")
-    except ImportError as exc:
-        if simulator is None:
-            warnings.append("model backends unavailable; used the template writer")
-            return TemplateWriter()
-        raise ConfigError(f"model backends are unavailable ({exc}); pass simulator=False") from exc
-    writer = backends.resolve_writer(simulator, tools=[t.to_openai() for t in spec.tools],
+    writer = resolve_writer(simulator, tools=[t.to_openai() for t in spec.tools],
                                      avg_turns=cfg.avg_turns)
     if writer is None:
         if simulator is not None:
@@ -85,13 +82,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
     """A model spec (or None: the configured model) goes through the backends; the rest
     through ``generate.agents.resolve_agent``. A model agent gets the writer for later turns."""
     if agent is None or is_model_spec(agent):
-        try:
-            backends = importlib.import_module("whileai.simulations.models")
-        except ImportError as exc:
-            raise ConfigError(
-                "model backends are unavailable: pass agent= a callable or zps.seeded_agent()"
-            ) from exc
-        model = backends.resolve_agent(
+        model = resolve_model_agent(
             agent, tools=[t.to_openai() for t in spec.tools], system_prompt=spec.policy,
             logprobs=cfg.logprobs, avg_turns=cfg.avg_turns, execute=execute,
         )
@@ -106,9 +97,6 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
 
 def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
     """A previous run's tasks (its situations) and its k (rollouts per task)."""
-    from whileai.simulations.io import load_rows
-    from whileai.simulations.rows import task_key
-
     source = tasks.trajectories if isinstance(tasks, SimulationData) else tasks
     rows = load_rows(source)
     by_task: dict[str, list[dict[str, Any]]] = {}
@@ -147,16 +135,9 @@ def _trace_dimensions(
     traces: object, spec: AgentSpec
 ) -> tuple[dict[str, Sequence[str]], list[str]]:
     """The grid axes the traces aim at, and the traces' asks (kept out of the rows)."""
-    try:
-        ingest = importlib.import_module("whileai.simulations.ingest")
-        aim = ingest.dimensions_from_traces
-    except (ImportError, AttributeError) as exc:  # pragma: no cover - the traces area
-        raise NotImplementedError(
-            "simulate(traces=...) needs whileai.simulations.ingest.dimensions_from_traces, "
-            "which is not available in this build"
-        ) from exc
-    rows: list[Any] = list(ingest.load_traces(traces))
-    dims: dict[str, Sequence[str]] = aim(rows, [t.to_openai() for t in spec.tools], spec.policy)
+    rows: list[Any] = list(load_traces(traces))
+    dims: dict[str, Sequence[str]] = dict(dimensions_from_traces(
+        rows, [t.to_openai() for t in spec.tools], spec.policy))
     asks = [str(r.get("prompt") or "") for r in rows if isinstance(r, Mapping)]
     return dims, asks
 
@@ -204,8 +185,6 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
     dimensions = dict(knobs.get("dimensions") or {})
     reject = None
     if knobs.get("traces") is not None:
-        from whileai.simulations.ingest.from_traces import SourceCopyCheck
-
         aimed, _asks = _trace_dimensions(knobs["traces"], spec)
         dimensions = {**aimed, **dimensions}
         reject = SourceCopyCheck(knobs["traces"])  # the same test as gate_run, before play
@@ -248,8 +227,6 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
         if knobs.get("output") is not None:  # the streamed rows get their llm_reward too
             write_jsonl(knobs["output"], [export_row(r) for r in trajectories])
     if knobs.get("traces") is not None:  # final safety net: the picker already refused copies
-        from whileai.simulations.ingest.from_traces import gate_run
-
         trajectories, search = gate_run(trajectories, search, knobs["traces"],
                                         knobs.get("output"))
     return SimulationData(

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from whileai.errors import AuthError, ConfigError, JudgeError, QuotaError
-from whileai.simulations.models.client import ChatClient
+from whileai.simulations.models.client import ChatClient, RetryPolicy
 from whileai.simulations.models.reply import json_in
+from whileai.simulations.models.resolve import resolve_spec
 from whileai.simulations.rows import json_text
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
-           "prompt_hash", "render_transcript"]
+           "prompt_hash", "render_transcript", "resolve_judge"]
 
 CONDUCT_FLOOR = (
     "Conduct floor (no task rubric was given):\n"
@@ -207,6 +209,24 @@ class LLMJudge:
         raise JudgeError(f"judge {self.model} gave no verdict in {self.attempts} tries ({why})")
 
 
+def resolve_judge(
+    spec: object = None,
+    *,
+    rubric: str | None = None,
+    use_privileged: bool = False,
+    temperature: float = 0.0,
+    policy: RetryPolicy | None = None,
+    stop: threading.Event | None = None,
+) -> LLMJudge | None:
+    """An LLM judge callable (row -> verdict dict) for the resolved judge spec, or None."""
+    model = resolve_spec("judge", spec)
+    if model is None:
+        return None
+    client = ChatClient(model, role="judge", policy=policy, stop=stop)
+    return LLMJudge(client, rubric=rubric, use_privileged=use_privileged,
+                    temperature=temperature)
+
+
 def _same_model(a: str, b: str) -> bool:
     a, b = a.strip().lower(), b.strip().lower()
     return bool(a) and (a == b or a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1])
@@ -239,7 +259,6 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
         TypeError: an unknown keyword (valid ones listed).
     """
     from whileai.simulations.judge.judging import run_judge
-    from whileai.simulations.models.resolve import resolve_judge
     from whileai.simulations.rowsource import as_rows
 
     unknown = sorted(set(kwargs) - set(_GRADE_KWARGS))
@@ -317,7 +336,6 @@ def llm_grade_rows(rows: list[dict[str, Any]], judge: Any = None,
 
     Rows the judge could not grade get ``llm_reward = None`` and are counted.
     """
-    from whileai.simulations.models.resolve import resolve_judge
 
     llm = judge if isinstance(judge, LLMJudge) else resolve_judge(judge, **kwargs)
     if llm is None:
