@@ -12,6 +12,7 @@ from typing import Any
 from whileai.errors import SpecError
 from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import as_trace_rows
+from whileai.simulations.run.config import Mode
 from whileai.simulations.simulation import simulate
 
 __all__ = ["simulate_from_traces"]
@@ -22,7 +23,7 @@ def simulate_from_traces(
     agent: Any = None,
     tools: list[dict[str, Any]] | None = None,
     policy: str = "",
-    mode: str = "rl",
+    mode: Mode = "rl",
     **kwargs: Any,
 ) -> Any:
     """``simulate(agent, traces=...)`` for callers who start from the traces.
