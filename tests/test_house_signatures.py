@@ -68,3 +68,26 @@ def test_an_alias_and_its_name_must_agree_and_none_means_not_given() -> None:
 def test_policy_is_the_system_prompt() -> None:
     data = zps.simulate(echo, tools=TOOLS, policy="Be brief.", budget=2, **QUIET)
     assert data.system_prompt == "Be brief."
+
+
+TYPED_CALLS = ("simulate", "grade", "optimize", "export_dataset", "export_training",
+               "training_rows", "export_preference", "export_environment", "load_environment",
+               "to_hf_folder")
+
+
+@pytest.mark.parametrize("name", TYPED_CALLS)
+def test_public_calls_take_no_catch_all_keywords(name: str) -> None:
+    params = inspect.signature(getattr(zps, name)).parameters.values()
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    with pytest.raises(TypeError, match=r"\['no_such_knob'\]; valid keywords: "):
+        getattr(zps, name)([], "x", no_such_knob=1)
+
+
+def test_optimize_names_the_keywords_of_the_mode() -> None:
+    with pytest.raises(TypeError, match=r"mode='sft'\) does not take band; its keywords: select"):
+        zps.optimize([], mode="sft", band=(0.1, 0.9))  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=r"mode='rl'\) does not take k; its keywords: band"):
+        zps.optimize([], mode="rl", k=3)  # type: ignore[call-overload]
+    rows = [{"task_id": "t", "prompt": "p", "final_text": f"r{i}", "reward": float(i % 2)}
+            for i in range(4)]
+    assert zps.optimize(rows, mode="sft", min_reward=1.0)[1]["rows_out"] == 1
