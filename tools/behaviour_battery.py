@@ -104,7 +104,8 @@ def _spec_steps(name: str, tools: list[Any], policy: str, out: Path) -> dict[str
     results[f"{name}/export_preference"] = zps.export_preference(pairs, folder / "pref.jsonl")
     results[f"{name}/export_environment"] = zps.export_environment(
         scored.rows, folder / "env", system_prompt=policy, tools=tools)
-    results[f"{name}/to_hf_folder"] = zps.to_hf_folder(scored.rows, folder / "hf")
+    # jsonl: the same bytes whether or not pyarrow is installed
+    results[f"{name}/to_hf_folder"] = zps.to_hf_folder(scored.rows, folder / "hf", engine="jsonl")
     results[f"{name}/files"] = _folder(folder)
     return results
 
