@@ -241,7 +241,8 @@ def run_judge(
     Args:
         rows: row dicts, a run, or a JSONL path.
         judge: the callable (see the module docstring for what it may return).
-        name, version: recorded as ``judge_name`` and ``judge_meta["version"]``.
+        name: recorded as ``judge_name``.
+        version: recorded as ``judge_meta["version"]``.
         scale: ``(lo, hi)`` for a rating judge; the rating is kept, reward mapped to [0, 1].
         timeout: seconds per row (``None`` waits forever); a late judge is ``timeout``.
         workers: rows judged at once (threads), for slow judges such as HTTP calls.
