@@ -59,3 +59,32 @@ def test_doctest_blocks_become_code_fences() -> None:
         "    x: a value.", "", "    ```pycon", "    >>> f(1)", "    2", "    ```"]
     fenced = "```python\n>>> 1\n```"
     assert module.fence_doctests(fenced) == fenced  # already code: left alone
+
+
+SIMULATIONS = ROOT / "python" / "whileai" / "simulations"
+
+
+def _table_column(text: str, heading: str, column: int) -> list[str]:
+    """The backticked paths in one column of the first table under ``heading``."""
+    lines = text.split(heading, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    cells = [row.split("|")[column + 1] for row in lines[start + 2:end]]
+    return [p for cell in cells for p in re.findall(r"`([^`]+)`", cell)]
+
+
+def _exists(path: str) -> bool:
+    bases = (SIMULATIONS, ROOT / "python" / "whileai", ROOT / "python", ROOT)
+    return any((base / path.rstrip("/")).exists() for base in bases)
+
+
+@pytest.mark.parametrize(("page", "heading", "column"), [
+    ("README.md", "## What is where", 2),
+    ("docs/contributing.md", "## Where things live", 1),
+])
+def test_the_folder_maps_agree_with_the_tree(page: str, heading: str, column: int) -> None:
+    named = _table_column((ROOT / page).read_text(encoding="utf-8"), heading, column)
+    assert named
+    assert [p for p in named if not _exists(p)] == []
+    folders = sorted(f"{p.parent.name}/" for p in SIMULATIONS.glob("*/__init__.py"))
+    assert [f for f in folders if f not in named] == []
