@@ -70,7 +70,7 @@ def test_policy_is_the_system_prompt() -> None:
     assert data.system_prompt == "Be brief."
 
 
-TYPED_CALLS = ("simulate", "grade", "optimize", "export_dataset", "export_training",
+TYPED_CALLS = ("simulate", "grade", "evaluate", "optimize", "export_dataset", "export_training",
                "training_rows", "export_preference", "export_environment", "load_environment",
                "to_hf_folder")
 
