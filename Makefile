@@ -4,10 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,rl
+TEST_EXTRAS ?= dev,otel,oracles,math,rl,docs
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: demo test lint rust-check pytest wheel-smoke bench build clean
+.PHONY: demo test lint rust-check pytest docs wheel-smoke bench build clean
 
 # A virtualenv with the package (release build of the Rust core) and the dev tools.
 $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
@@ -50,6 +50,11 @@ pytest: $(BIN)/.test-ready
 	WHILEAI_REQUIRE_NATIVE=1 $(BIN)/python -m pytest
 	WHILEAI_PURE=1 $(BIN)/python -m pytest
 
+# The documentation site (docs/ and the API reference from the docstrings) in strict mode: a
+# broken link, anchor or reference fails. The site lands in site/ (not committed).
+docs: $(BIN)/.test-ready
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # The wheel as a user gets it: built by maturin, installed with plain pip into a clean venv.
 wheel-smoke: build
 	rm -rf dist $(SMOKE)
@@ -59,11 +64,11 @@ wheel-smoke: build
 	cd / && WHILEAI_REQUIRE_NATIVE=1 $(abspath $(SMOKE))/bin/python -c \
 	  "import whileai, whileai.simulations; assert whileai.BACKEND == 'rust', whileai.BACKEND; print('wheel ok:', whileai.__version__, whileai.BACKEND)"
 
-test: rust-check lint pytest wheel-smoke
+test: rust-check lint pytest docs wheel-smoke
 
 bench: build
 	$(BIN)/python -m pip install --quiet numpy scipy scikit-learn
 	for b in benches/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf target dist $(VENV) $(SMOKE)
+	rm -rf target dist site $(VENV) $(SMOKE)

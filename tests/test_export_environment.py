@@ -103,7 +103,7 @@ def test_reward_and_world_must_import_by_name(graded: Any, tmp_path: Path) -> No
     spec = json.loads((tmp_path / "e2" / "e2" / "spec.json").read_text())
     assert spec["reward"] == f"{__name__}:no_planted_mistake"
     assert report["tasks"] > 0
-    with pytest.raises(TypeError, match="valid ones are"):
+    with pytest.raises(TypeError, match="valid keywords"):
         zps.export_environment(graded, tmp_path / "e3", holdouts=0.1)
     with pytest.warns(UserWarning, match="no tool schemas"):
         zps.export_environment(graded, tmp_path / "e4")
@@ -292,5 +292,5 @@ def test_load_environment_with_execute_and_reward_overrides(graded: Any, tmp_pat
     assert toolset.spec["reward"] == f"{__name__}:no_planted_mistake"
     with pytest.raises(SpecError, match=r"no spec\.json"):
         zps.load_environment(tmp_path / "missing")
-    with pytest.raises(TypeError, match="valid ones are"):
+    with pytest.raises(TypeError, match="valid keywords"):
         zps.load_environment(folder, splits="train")

@@ -85,7 +85,7 @@ def test_openai_and_trl_wire_shapes() -> None:
 def test_roundtrip_gate_names_encoding_and_catches_bad_arguments(fmt: str) -> None:
     bad = {"prompt": "p", "steps": [{"tool": "get_order", "arguments": "{not json"}],
            "final_text": "done"}
-    _, report = zps.export.training._build([TWO_TURNS, bad], {"format": fmt})
+    _, report = zps.export.training._build([TWO_TURNS, bad], format=fmt)
     gate = report["tool_call_roundtrip"]
     assert gate["encoding"] == ("json_string" if fmt == "openai" else "dict")
     assert gate["checked"] == 3
@@ -113,7 +113,7 @@ def test_privileged_never_reaches_the_file(tmp_path: object, fmt: str) -> None:
 
 
 def test_unknown_keyword_and_bad_choice() -> None:
-    with pytest.raises(TypeError, match="valid ones are: system_prompt"):
+    with pytest.raises(TypeError, match="valid keywords: rows, system_prompt"):
         zps.training_rows([TWO_TURNS], mask="final")
     with pytest.raises(ValueError, match="'openai', 'trl'"):
         zps.training_rows([TWO_TURNS], format="sharegpt")

@@ -160,7 +160,7 @@ def test_evaluate_marks_eval_lineage_and_model() -> None:
     assert row["lineage"]["source"] == "eval"
     assert row["lineage"]["model"] == "tuned-v1"
     assert row["model_version"] == "tuned-v1"
-    with pytest.raises(TypeError, match="valid: judge, model"):
+    with pytest.raises(TypeError, match="valid keywords: rollouts, judge, model"):
         evaluate([ROW], lambda r: 1, modle="x")
 
 

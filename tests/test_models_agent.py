@@ -12,13 +12,12 @@ import pytest
 from chat_server import Answer, completion, serve
 from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
 from whileai.simulations.generate.model_writer import ModelWriter, parse_writer_output
+from whileai.simulations.generate.resolve import resolve_agent, resolve_writer
 from whileai.simulations.models import (
     ChatClient,
     ModelQuotaError,
     RetryPolicy,
     local_model,
-    resolve_agent,
-    resolve_writer,
 )
 from whileai.simulations.rows import conversation
 

@@ -9,6 +9,7 @@ import pytest
 import whileai
 from chat_server import Answer, completion, serve
 from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
+from whileai.simulations.generate.resolve import resolve_agent
 from whileai.simulations.models import (
     ChatClient,
     ModelQuotaError,
@@ -16,7 +17,6 @@ from whileai.simulations.models import (
     StoppedError,
     local_model,
     parse_spec,
-    resolve_agent,
     resolve_spec,
 )
 

@@ -164,7 +164,7 @@ def test_malformed_verdicts_are_retried_then_recorded_as_errors() -> None:
 def test_grade_needs_a_judge_and_rejects_unknown_keywords() -> None:
     with pytest.raises(ConfigError, match="WHILEAI_JUDGE"):
         grade(_rows())
-    with pytest.raises(TypeError, match="valid: rows, judge, rubric"):
+    with pytest.raises(TypeError, match="valid keywords: rows, judge, rubric"):
         grade(_rows(), judge="ollama:x", rubrik="typo")
 
 

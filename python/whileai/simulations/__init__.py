@@ -57,6 +57,7 @@ from whileai.simulations.export import (
     to_trl,
     training_rows,
 )
+from whileai.simulations.from_traces import simulate_from_traces
 from whileai.simulations.generate.diversity import novelty
 from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent
 from whileai.simulations.ingest import (
@@ -70,7 +71,6 @@ from whileai.simulations.ingest import (
     mine_traces,
     opening_share,
     rows_from_otel,
-    simulate_from_traces,
     tools_from_traces,
     trace_report,
 )

@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError, SpecError
@@ -24,12 +24,25 @@ from whileai.simulations.generate.agents import (
     resolve_agent,
 )
 from whileai.simulations.generate.grid import Cell, build_grid
+from whileai.simulations.generate.resolve import resolve_agent as resolve_model_agent
+from whileai.simulations.generate.resolve import resolve_writer
 from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.generate.writer import TemplateWriter
-from whileai.simulations.io import write_jsonl
-from whileai.simulations.rows import export_row
+from whileai.simulations.ingest.dimensions import dimensions_from_traces
+from whileai.simulations.ingest.from_traces import SourceCopyCheck, gate_run
+from whileai.simulations.ingest.traces import load_traces
+from whileai.simulations.io import load_rows, write_jsonl
+from whileai.simulations.kwcheck import valid_kwargs
+from whileai.simulations.rows import export_row, task_key
 from whileai.simulations.run import grading
-from whileai.simulations.run.config import RunConfig, resolve_config
+from whileai.simulations.run.config import (
+    Advanced,
+    Mode,
+    RepeatPolicy,
+    RunConfig,
+    Until,
+    resolve_config,
+)
 from whileai.simulations.run.engine import RunInputs, run
 from whileai.simulations.spec import AgentSpec, agent_spec, inspect
 from whileai.simulations.world.mock import World
@@ -58,14 +71,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
             f"simulator must be False, None, a model spec string or a Writer; got "
             f"{type(simulator).__name__}"
         )
-    try:
-        backends = importlib.import_module("whileai.simulations.models")
-    except ImportError as exc:
-        if simulator is None:
-            warnings.append("model backends unavailable; used the template writer")
-            return TemplateWriter()
-        raise ConfigError(f"model backends are unavailable ({exc}); pass simulator=False") from exc
-    writer = backends.resolve_writer(simulator, tools=[t.to_openai() for t in spec.tools],
+    writer = resolve_writer(simulator, tools=[t.to_openai() for t in spec.tools],
                                      avg_turns=cfg.avg_turns)
     if writer is None:
         if simulator is not None:
@@ -85,13 +91,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
     """A model spec (or None: the configured model) goes through the backends; the rest
     through ``generate.agents.resolve_agent``. A model agent gets the writer for later turns."""
     if agent is None or is_model_spec(agent):
-        try:
-            backends = importlib.import_module("whileai.simulations.models")
-        except ImportError as exc:
-            raise ConfigError(
-                "model backends are unavailable: pass agent= a callable or zps.seeded_agent()"
-            ) from exc
-        model = backends.resolve_agent(
+        model = resolve_model_agent(
             agent, tools=[t.to_openai() for t in spec.tools], system_prompt=spec.policy,
             logprobs=cfg.logprobs, avg_turns=cfg.avg_turns, execute=execute,
         )
@@ -106,9 +106,6 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
 
 def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
     """A previous run's tasks (its situations) and its k (rollouts per task)."""
-    from whileai.simulations.io import load_rows
-    from whileai.simulations.rows import task_key
-
     source = tasks.trajectories if isinstance(tasks, SimulationData) else tasks
     rows = load_rows(source)
     by_task: dict[str, list[dict[str, Any]]] = {}
@@ -147,93 +144,171 @@ def _trace_dimensions(
     traces: object, spec: AgentSpec
 ) -> tuple[dict[str, Sequence[str]], list[str]]:
     """The grid axes the traces aim at, and the traces' asks (kept out of the rows)."""
-    try:
-        ingest = importlib.import_module("whileai.simulations.ingest")
-        aim = ingest.dimensions_from_traces
-    except (ImportError, AttributeError) as exc:  # pragma: no cover - the traces area
-        raise NotImplementedError(
-            "simulate(traces=...) needs whileai.simulations.ingest.dimensions_from_traces, "
-            "which is not available in this build"
-        ) from exc
-    rows: list[Any] = list(ingest.load_traces(traces))
-    dims: dict[str, Sequence[str]] = aim(rows, [t.to_openai() for t in spec.tools], spec.policy)
+    rows: list[Any] = list(load_traces(traces))
+    dims: dict[str, Sequence[str]] = dict(dimensions_from_traces(
+        rows, [t.to_openai() for t in spec.tools], spec.policy))
     asks = [str(r.get("prompt") or "") for r in rows if isinstance(r, Mapping)]
     return dims, asks
 
 
-def simulate(agent: object = None, **knobs: Any) -> SimulationData:
+@valid_kwargs
+def simulate(
+    agent: object = None,
+    *,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    system_prompt: str | None = None,
+    policy: str | None = None,
+    spec: str | Path | Mapping[str, Any] | None = None,
+    simulator: object = None,
+    mode: Mode = "explore",
+    situations: int | None = None,
+    requests_per_situation: int | None = None,
+    phrasings: int | None = None,
+    n: int | None = None,
+    rollouts_per_request: int | None = None,
+    repeats: int | None = None,
+    unique_situations: bool | None = None,
+    unique: bool | None = None,
+    budget: int = 1000,
+    time_budget: float | None = None,
+    until: Until = "compute",
+    fault_rate: float | None = None,
+    risk: float | None = None,
+    repeat_policy: RepeatPolicy | None = None,
+    reproducible: bool = False,
+    grader: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None,
+    execute: Callable[[str, dict[str, Any]], Any] | None = None,
+    tasks: object = None,
+    traces: object = None,
+    dimensions: Mapping[str, Sequence[str]] | None = None,
+    rubric: str | None = None,
+    output: str | Path | None = None,
+    logprobs: bool | str = False,
+    llm_grade: bool = False,
+    grade: bool = False,
+    progress: bool = True,
+    advanced: Advanced | None = None,
+) -> SimulationData:
     """Simulate situations for an agent, play it through them, and return the rows.
+
+    Every keyword is keyword-only; a misspelt one raises ``TypeError`` listing the valid ones.
+    An alias and its canonical name may both be given only when they agree.
 
     Args:
         agent: a callable ``message -> {"steps": [...], "final_text": str}``, an object with
-            ``run(situation, *, world, seed)``, ``zps.seeded_agent(TOOLS)``, or a model spec.
-        **knobs: ``tools``, ``system_prompt``/``policy``, ``spec``, ``simulator``, ``mode``,
-            ``situations``, ``requests_per_situation``/``phrasings``/``n``,
-            ``rollouts_per_request``/``repeats``, ``unique_situations``/``unique``,
-            ``budget``, ``time_budget``, ``until``, ``fault_rate``/``risk``,
-            ``repeat_policy``, ``grader``, ``execute``, ``tasks``, ``output``,
-            ``reproducible``, ``traces``, ``dimensions``, ``logprobs``, ``rubric``,
-            ``progress``, ``advanced``, ``llm_grade``, ``grade`` (legacy) (see the parameter
-            reference).
+            ``run(situation, *, world, seed)``, ``zps.seeded_agent(TOOLS)``, or a model spec
+            (``"openai:<model>"``, ``zps.local_model(...)``); None: the configured agent model.
+        tools: the agent's tools, OpenAI function-calling shape (the bare ``function`` dict
+            works too). Default: from ``spec`` or from the agent object.
+        system_prompt: the agent's system prompt (its policy). Alias ``policy``.
+        policy: alias of ``system_prompt``.
+        spec: a spec folder or file (tools, system prompt, rubric), or its dict.
+        simulator: the writer of the asks: a model spec, a ``Writer``, ``False`` for the
+            built-in template writer, or None (the configured simulator model, else templates
+            with a warning).
+        mode: ``"explore"``, ``"sft"``, ``"rl"`` or ``"adaptive"``; sets the defaults of the
+            shape knobs below.
+        situations: distinct situations to simulate (N); default: as many as ``budget`` allows.
+        requests_per_situation: phrasings per situation (n); default from ``mode``. Aliases
+            ``phrasings``, ``n``.
+        phrasings: alias of ``requests_per_situation``.
+        n: alias of ``requests_per_situation``.
+        rollouts_per_request: rollouts per phrasing (k); default from ``mode`` (8 in ``rl``).
+            Alias ``repeats``.
+        repeats: alias of ``rollouts_per_request``.
+        unique_situations: keep only situations unlike the ones already played; default on.
+            Alias ``unique``.
+        unique: alias of ``unique_situations``.
+        budget: row cap.
+        time_budget: seconds; None or 0 switches the clock off.
+        until: ``"compute"`` runs to the budget; ``"saturation"`` also stops when coverage
+            plateaus.
+        fault_rate: share of tool calls the mock world fails on schedule, 0..1; default 0.5.
+            Alias ``risk``.
+        risk: alias of ``fault_rate``.
+        repeat_policy: ``"adaptive"`` (default in ``rl``: more rollouts where the outcome is
+            mixed) or ``"fixed"`` (the default elsewhere).
+        reproducible: round-synchronous scheduling: the same rows for the same seed whatever
+            the thread timing (needs ``time_budget`` off).
+        grader: a judge callable ``row -> {"reward": ...}`` run as rows land.
+        execute: ``(tool_name, arguments) -> result``: your own world answers every tool call
+            instead of the mock world (no fault schedule).
+        tasks: a previous run (or its rows or JSONL path) whose tasks are played again.
+        traces: graded traces (row dicts or a JSONL path) that aim the grid at observed
+            failures; their asks never enter the rows.
+        dimensions: extra grid axes, ``{axis: [values]}`` (they win over the traces' axes).
+        rubric: rubric text stored with the run for later grading.
+        output: JSONL path the rows stream to.
+        logprobs: record token log-probabilities (model agents only).
+        llm_grade: add ``llm_reward`` from the configured judge model to every row (the judge
+            is checked before the run starts).
+        grade: legacy: grade each row with the deterministic ``task_checklist``; prefer
+            ``grader=zps.task_checklist``.
+        progress: one progress line on stderr when it is a terminal; False silences it.
+        advanced: the rarely changed knobs (:class:`~whileai.simulations.run.config.Advanced`):
+            ``concurrency``, ``stop_grace``, ``embedder``, ``seed``, ``avg_turns``, ``probe``.
+
+    Returns:
+        The run: ``trajectories`` (the rows), ``search`` (its report), ``stopped_because``.
 
     Raises:
-        TypeError: an unknown keyword (the message lists the valid ones).
+        TypeError: an unknown keyword or ``advanced`` key (the message lists the valid ones).
         SpecError: no tools and no system prompt, or a malformed tool.
-        ConfigError: a knob out of range, a model spec with no backend, or ``llm_grade=True``
-            with no judge configured (raised before the run).
+        ConfigError: a knob out of range, an alias that disagrees with its canonical name, a
+            model spec with no backend, or ``llm_grade=True`` with no judge configured (raised
+            before the run).
         AuthError: a model endpoint refused the key (the message names the variable to set).
     """
-    if "agent" in knobs:
-        if agent is not None:
-            raise TypeError("simulate() got agent twice (positional and agent=)")
-        agent = knobs.pop("agent")
-    cfg = resolve_config(knobs)
-    if knobs.get("llm_grade"):
+    cfg = resolve_config({
+        "mode": mode, "situations": situations,
+        "requests_per_situation": requests_per_situation, "phrasings": phrasings, "n": n,
+        "rollouts_per_request": rollouts_per_request, "repeats": repeats,
+        "unique_situations": unique_situations, "unique": unique, "budget": budget,
+        "time_budget": time_budget, "until": until, "fault_rate": fault_rate, "risk": risk,
+        "repeat_policy": repeat_policy, "reproducible": reproducible, "logprobs": logprobs,
+        "progress": progress, "advanced": advanced,
+        "system_prompt": system_prompt, "policy": policy,
+    })
+    if llm_grade:
         grading.require_judge()  # before anything runs: no judge, no run
-    tools = knobs.get("tools")
-    prompt = knobs.get("system_prompt", knobs.get("policy"))
-    if tools is None and prompt is None and knobs.get("spec") is None and agent is not None \
+    prompt = system_prompt if system_prompt is not None else policy
+    if tools is None and prompt is None and spec is None and agent is not None \
             and not is_model_spec(agent):
         carried = inspect(agent)  # an agent object that carries its own tools and prompt
         tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
-    spec = agent_spec(tools=tools, system_prompt=prompt, spec=knobs.get("spec"))
-    if knobs.get("rubric"):
-        spec = AgentSpec(tools=spec.tools, policy=spec.policy, situations=spec.situations,
-                         rubric=str(knobs["rubric"]), notes=spec.notes)
+    run_spec = agent_spec(tools=tools, system_prompt=prompt, spec=spec)
+    if rubric:
+        run_spec = AgentSpec(tools=run_spec.tools, policy=run_spec.policy,
+                             situations=run_spec.situations, rubric=str(rubric),
+                             notes=run_spec.notes)
     warnings: list[str] = []
-    dimensions = dict(knobs.get("dimensions") or {})
+    axes = dict(dimensions or {})
     reject = None
-    if knobs.get("traces") is not None:
-        from whileai.simulations.ingest.from_traces import SourceCopyCheck
-
-        aimed, _asks = _trace_dimensions(knobs["traces"], spec)
-        dimensions = {**aimed, **dimensions}
-        reject = SourceCopyCheck(knobs["traces"])  # the same test as gate_run, before play
-    grid = build_grid(spec, dimensions or None)
-    tasks, task_k = (None, None)
-    if knobs.get("tasks") is not None:
-        tasks, task_k = _load_tasks(knobs["tasks"])
-    execute = knobs.get("execute")
+    if traces is not None:
+        aimed, _asks = _trace_dimensions(traces, run_spec)
+        axes = {**aimed, **axes}
+        reject = SourceCopyCheck(traces)  # the same test as gate_run, before play
+    grid = build_grid(run_spec, axes or None)
+    played, task_k = _load_tasks(tasks) if tasks is not None else (None, None)
     if execute is not None and not callable(execute):
         raise ConfigError("execute must be a callable (tool_name, arguments) -> result")
-    writer = _resolve_writer(knobs.get("simulator"), spec, cfg, warnings)
-    rollout_agent = _resolve_agent(agent, spec, cfg, writer, execute)
+    writer = _resolve_writer(simulator, run_spec, cfg, warnings)
+    rollout_agent = _resolve_agent(agent, run_spec, cfg, writer, execute)
     world: ToolWorld = _ExecuteWorld(execute) if execute else World(
-        spec, fault_rate=cfg.fault_rate, seed=cfg.seed)
+        run_spec, fault_rate=cfg.fault_rate, seed=cfg.seed)
     if cfg.logprobs and not (agent is None or is_model_spec(agent)):
         warnings.append("logprobs= records only with model agents; this agent is a callable")
-    grader = knobs.get("grader")
     if grader is not None and not callable(grader):
         raise ConfigError("grader must be a callable row -> {'reward': ...}")
-    if knobs.get("grade"):
+    if grade:
         if grader is not None:
             raise ConfigError("pass grade=True (legacy) or grader=, not both")
         grader = grading.checklist_grader
         warnings.append(grading.GRADE_WARNING)
     try:
         result = run(RunInputs(
-            spec=spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
-            grader=grader, output=knobs.get("output"), tasks=tasks, task_repeats=task_k,
+            spec=run_spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
+            grader=grader, output=output, tasks=played, task_repeats=task_k,
             warnings=tuple(warnings), reject=reject,
         ))
     finally:
@@ -243,22 +318,19 @@ def simulate(agent: object = None, **knobs: Any) -> SimulationData:
             if callable(close):
                 close()
     trajectories, search = result.trajectories, result.search
-    if knobs.get("llm_grade") and trajectories:
+    if llm_grade and trajectories:
         search["llm_grade"] = grading.llm_grade(trajectories)
-        if knobs.get("output") is not None:  # the streamed rows get their llm_reward too
-            write_jsonl(knobs["output"], [export_row(r) for r in trajectories])
-    if knobs.get("traces") is not None:  # final safety net: the picker already refused copies
-        from whileai.simulations.ingest.from_traces import gate_run
-
-        trajectories, search = gate_run(trajectories, search, knobs["traces"],
-                                        knobs.get("output"))
+        if output is not None:  # the streamed rows get their llm_reward too
+            write_jsonl(output, [export_row(r) for r in trajectories])
+    if traces is not None:  # final safety net: the picker already refused copies
+        trajectories, search = gate_run(trajectories, search, traces, output)
     return SimulationData(
         trajectories=trajectories,
         search=search,
         stopped_because=result.stopped_because,
         mode=cfg.mode,
         rollouts_per_request=result.repeats,
-        system_prompt=spec.policy,
-        tools=[t.to_openai() for t in spec.tools],
-        rubric=spec.rubric,
+        system_prompt=run_spec.policy,
+        tools=[t.to_openai() for t in run_spec.tools],
+        rubric=run_spec.rubric,
     )

@@ -29,6 +29,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from whileai.simulations.measure.stats import pearson, wilson_interval
+from whileai.simulations.rowsource import as_rows, read_reward
+
 __all__ = [
     "FLAGS",
     "MARKER_OF",
@@ -221,8 +224,6 @@ def trace_markers(
     >>> out[0]["markers"]["honest_claims"], out[0]["markers"]["no_secrets"]
     (0.0, 1.0)
     """
-    from whileai.simulations.rowsource import as_rows
-
     out = []
     for row in as_rows(rows):
         flags = trace_flags(row, kinds=kinds)
@@ -242,10 +243,6 @@ def trace_flag_report(
     A flag whose presence correlates with reward at ``warn_at`` or more (three hits or more) is
     warned about: the judge pays for the fake. Clean shares carry a Wilson 95% interval.
     """
-    from whileai.simulations.measure.stats import wilson_interval
-    from whileai.simulations.rowsource import as_rows, read_reward
-    from whileai.simulations.select.hygiene import pearson
-
     items = as_rows(rows)
     fired = [{f["flag"]: f["evidence"] for f in trace_flags(r, kinds=kinds)} for r in items]
     rewards = [read_reward(r, reward)[0] for r in items]

@@ -18,18 +18,20 @@ import importlib
 import json
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from whileai import _backend
 from whileai.errors import SpecError
 from whileai.simulations.clean.decontam import decontaminate
 from whileai.simulations.export.checklist import has_cell_metadata
+from whileai.simulations.export.reference import reference_of
 from whileai.simulations.export.template import render_backend, render_module, render_pyproject
-from whileai.simulations.export.wire import reject_unknown, tool_schemas
+from whileai.simulations.export.wire import tool_schemas
 from whileai.simulations.io import write_jsonl
+from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rows import scrub, task_key
 from whileai.simulations.rowsource import as_rows, read_reward
 from whileai.simulations.select.gate import calibrate
@@ -42,65 +44,11 @@ __all__ = [
     "export_environment",
     "format_environment_report",
     "load_environment",
-    "reference_of",
-    "resolve_reference",
 ]
 
 DEFAULT_REWARD = "whileai.simulations.export.checklist:task_checklist"
 DEFAULT_WORLD = "whileai.simulations.world:world"
 _INFO_KEYS = ("scenario_id", "task_id", "scenario_dimensions", "world_state", "faults")
-_EXPORT_KNOBS = ("reward", "world", "holdout", "system_prompt", "tools", "max_turns", "band",
-                 "seed", "name")
-_LOAD_KNOBS = ("split", "execute", "reward", "world", "env_config")
-
-
-def reference_of(obj: Any, what: str) -> str:
-    """A ``"module:attr"`` reference a trainer process can import, or ``SpecError``.
-
-    A string is checked to import; a function or class must be reachable by its module and
-    qualified name (a lambda, a nested function or anything defined in ``__main__`` is not).
-
-    >>> reference_of("whileai.simulations.export.checklist:task_checklist", "reward")
-    'whileai.simulations.export.checklist:task_checklist'
-    """
-    if isinstance(obj, str):
-        resolve_reference(obj, what)
-        return obj
-    module = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None)
-    if not module or not qualname or "<lambda>" in qualname or "<locals>" in qualname \
-            or module == "__main__":
-        raise SpecError(
-            f"{what}={obj!r} cannot be imported by name in the trainer's process: a lambda, "
-            f"a nested function or anything defined in __main__ has no importable address. "
-            f"Define it at module level in an importable module and pass it (or the string "
-            f"'module:attr')."
-        )
-    ref = f"{module}:{qualname}"
-    if resolve_reference(ref, what) is not obj:
-        raise SpecError(f"{what}: {ref} does not resolve to the object given; pass 'module:attr'")
-    return ref
-
-
-def resolve_reference(ref: str, what: str = "reference") -> Any:
-    """Import ``"module:attr"`` (or ``"module.attr"``) and return the object.
-
-    >>> resolve_reference("whileai.simulations.world:world").__name__
-    'world'
-    """
-    module_name, sep, attr = ref.partition(":")
-    if not sep:
-        module_name, _, attr = ref.rpartition(".")
-    if not module_name or not attr:
-        raise SpecError(f"{what}={ref!r}: expected 'module:attr'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise SpecError(f"{what}={ref!r} does not import ({exc}); install the module that "
-                        "defines it or fix the reference") from exc
-    return obj
 
 
 def _calibrations(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -213,8 +161,21 @@ def _readme(module: str, spec: dict[str, Any], report: dict[str, Any]) -> str:
         "part of the prompt.", ""])
 
 
-def export_environment(data_or_rows: Any, path: str | PathLike[str],
-                       **knobs: Any) -> dict[str, Any]:
+@valid_kwargs
+def export_environment(
+    data_or_rows: Any,
+    path: str | PathLike[str],
+    *,
+    reward: str | Callable[..., Any] | None = None,
+    world: str | Callable[..., Any] | None = None,
+    holdout: float = 0.2,
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    max_turns: int = 10,
+    band: tuple[float, float] | None = DEFAULT_BAND,
+    seed: int = 0,
+    name: str | None = None,
+) -> dict[str, Any]:
     """Write an installable environment package at ``path``; return the report.
 
     Args:
@@ -223,21 +184,33 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
         reward: a module-level callable or ``"module:attr"`` (default ``task_checklist``).
         world: ``"module:attr"`` of the world factory (default the mock world).
         holdout: fraction of scenarios held out (default 0.2).
-        system_prompt, tools: default to the run's. max_turns: the turn cap (default 10).
-        band: the pass-rate band applied to graded tasks (default (0.2, 0.8); None keeps all).
-        seed: the split seed. name: the module name.
+        system_prompt: the agent's system prompt (default: the run's, else the rows' leading
+            system message).
+        tools: the tool schemas (default: the run's).
+        max_turns: the turn cap.
+        band: the pass-rate band applied to graded tasks (None keeps all).
+        seed: the split seed.
+        name: the module name (default: from the folder name).
+
+    Returns:
+        The report: task counts per split, ``band_dropped``, ``decontamination``,
+        ``warnings``; print with ``format_environment_report``.
+
+    Raises:
+        TypeError: an unknown keyword (the valid ones are listed).
+        SpecError: ``reward``/``world`` has no importable address, or a row has no ask.
 
     >>> import tempfile, os
     >>> report = export_environment([{"prompt": "hi"}], os.path.join(tempfile.mkdtemp(), "e"),
     ...     system_prompt="Help.", tools=[], holdout=0.0)  # doctest: +SKIP
     """
-    reject_unknown("export_environment", knobs, _EXPORT_KNOBS)
-    system_prompt = knobs.get("system_prompt", getattr(data_or_rows, "system_prompt", None))
-    tools = knobs.get("tools", getattr(data_or_rows, "tools", None))
-    band = knobs.get("band", DEFAULT_BAND)
-    reward_ref = reference_of(knobs.get("reward") or DEFAULT_REWARD, "reward")
-    world_ref = reference_of(knobs.get("world") or DEFAULT_WORLD, "world")
-    holdout = float(knobs.get("holdout", 0.2))
+    if system_prompt is None:
+        system_prompt = getattr(data_or_rows, "system_prompt", None)
+    if tools is None:
+        tools = getattr(data_or_rows, "tools", None)
+    reward_ref = reference_of(reward or DEFAULT_REWARD, "reward")
+    world_ref = reference_of(world or DEFAULT_WORLD, "world")
+    holdout = float(holdout)
     rows = as_rows(data_or_rows)
     if system_prompt is None:  # a graded run keeps the chat: its leading system message
         first = next((r["messages"][0] for r in rows if isinstance(r.get("messages"), list)
@@ -245,7 +218,7 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
         if isinstance(first, Mapping) and first.get("role") == "system":
             system_prompt = first.get("content")
     target = Path(path)
-    module = _module_name(target, knobs.get("name"))
+    module = _module_name(target, name)
     report: dict[str, Any] = {
         "path": str(target), "module": module, "rows": len(rows), "tasks": 0, "train": 0,
         "holdout": 0, "holdout_fraction": holdout, "band": list(band) if band else None,
@@ -254,8 +227,8 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
         "with_cell_metadata": sum(has_cell_metadata(r) for r in rows), "warnings": []}
     tasks = build_tasks(rows)
     report["tasks"] = len(tasks)
-    tasks = _band_filter(tasks, tuple(band) if band else None, report)
-    train, held = _split(tasks, holdout, int(knobs.get("seed", 0)))
+    tasks = _band_filter(tasks, (band[0], band[1]) if band else None, report)
+    train, held = _split(tasks, holdout, int(seed))
     as_row = [{"prompt": t["prompt"][0]["content"], "task_id": t["id"]} for t in train]
     decon = {"n": 8, "overlap": 0.8, "dropped": 0}
     if held and train:
@@ -279,7 +252,7 @@ def export_environment(data_or_rows: Any, path: str | PathLike[str],
         report["warnings"].append(message)
         warnings.warn(message, UserWarning, stacklevel=2)
     spec = {"name": module, "system_prompt": system_prompt, "tools": tool_schemas(tools),
-            "max_turns": int(knobs.get("max_turns", 10)), "reward": reward_ref,
+            "max_turns": int(max_turns), "reward": reward_ref,
             "world": world_ref, "splits": {"train": "data/train.jsonl",
                                            "holdout": "data/holdout.jsonl"}}
     package = target / module
@@ -335,7 +308,16 @@ def _read_spec(spec: Any) -> tuple[dict[str, Any], Path | None]:
     return json.loads(path.read_text()), path
 
 
-def load_environment(spec: Any, **knobs: Any) -> Any:
+@valid_kwargs
+def load_environment(
+    spec: Any,
+    *,
+    split: Literal["train", "holdout"] = "train",
+    execute: str | Callable[..., Any] | None = None,
+    reward: str | Callable[..., Any] | None = None,
+    world: str | Callable[..., Any] | None = None,
+    env_config: Mapping[str, Any] | None = None,
+) -> Any:
     """Build the exported environment with the installed ``verifiers`` (``whileai[rl]``).
 
     Args:
@@ -344,7 +326,8 @@ def load_environment(spec: Any, **knobs: Any) -> Any:
         split: ``"train"`` (default) or ``"holdout"``.
         execute: ``"module:attr"`` (or a module-level callable) answering ``(tool, arguments)``
             instead of the mock world.
-        reward / world: override the spec's references.
+        reward: overrides the spec's reward reference.
+        world: overrides the spec's world reference.
         env_config: extra ``verifiers`` EnvConfig fields (harness, ...).
 
     Returns:
@@ -352,9 +335,10 @@ def load_environment(spec: Any, **knobs: Any) -> Any:
         taskset when the package is importable, else the taskset itself.
 
     Raises:
+        TypeError: an unknown keyword (the valid ones are listed).
         ImportError: ``verifiers`` is not installed (``pip install 'whileai[rl]'``).
+        SpecError: no ``spec.json`` found from ``spec``.
     """
-    reject_unknown("load_environment", knobs, _LOAD_KNOBS)
     try:
         importlib.import_module("verifiers.v1")
     except ImportError as exc:
@@ -364,8 +348,7 @@ def load_environment(spec: Any, **knobs: Any) -> Any:
     from whileai.simulations.export.vf_env import build_environment
 
     data, path = _read_spec(spec)
-    for key in ("execute", "reward", "world"):
-        if knobs.get(key) is not None:
-            data[key] = reference_of(knobs[key], key)
-    return build_environment(data, path, split=knobs.get("split", "train"),
-                             env_config=knobs.get("env_config"))
+    for key, value in (("execute", execute), ("reward", reward), ("world", world)):
+        if value is not None:
+            data[key] = reference_of(value, key)
+    return build_environment(data, path, split=split, env_config=env_config)

@@ -16,17 +16,18 @@ import json
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from whileai.simulations.export.wire import check_choice, reject_unknown
+from whileai.simulations.export.wire import check_choice
 from whileai.simulations.io import write_jsonl
+from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rows import export_row
 from whileai.simulations.rowsource import as_rows
 
 __all__ = ["format_hf_report", "to_hf_folder"]
 
-_KNOBS = ("split", "engine", "name")
-_ENGINES = ("auto", "parquet", "jsonl")
+Engine = Literal["auto", "parquet", "jsonl"]
+_ENGINES: tuple[str, ...] = get_args(Engine)
 
 
 def _has_pyarrow() -> bool:
@@ -68,7 +69,15 @@ def _card(name: str, report: dict[str, Any]) -> str:
             f"| split | rows |\n|---|---|\n{counts}\n{nested}")
 
 
-def to_hf_folder(rows: Any, path: str | PathLike[str], **knobs: Any) -> dict[str, Any]:
+@valid_kwargs
+def to_hf_folder(
+    rows: Any,
+    path: str | PathLike[str],
+    *,
+    split: str = "train",
+    engine: Engine = "auto",
+    name: str | None = None,
+) -> dict[str, Any]:
     """Write ``rows`` as a Hugging Face dataset folder; return the report.
 
     Args:
@@ -80,31 +89,35 @@ def to_hf_folder(rows: Any, path: str | PathLike[str], **knobs: Any) -> dict[str
 
     Returns:
         ``{"path", "format", "files": {split: file}, "rows": {split: n}, "json_columns"}``.
+
+    Raises:
+        TypeError: an unknown keyword (the valid ones are listed).
+        ValueError: ``engine`` is not one of its values.
+        ImportError: ``engine="parquet"`` without pyarrow.
     """
-    reject_unknown("to_hf_folder", knobs, _KNOBS)
-    engine = check_choice("to_hf_folder", "engine", knobs.get("engine", "auto"), _ENGINES)
-    if engine == "auto":
-        engine = "parquet" if _has_pyarrow() else "jsonl"
-    if engine == "parquet" and not _has_pyarrow():
+    chosen = check_choice("to_hf_folder", "engine", engine, _ENGINES)
+    if chosen == "auto":
+        chosen = "parquet" if _has_pyarrow() else "jsonl"
+    if chosen == "parquet" and not _has_pyarrow():
         raise ImportError("to_hf_folder(engine='parquet') needs pyarrow: pip install 'whileai[trl]'"
                           " (or pass engine='jsonl')")
     splits = dict(rows) if isinstance(rows, Mapping) and not {"prompt", "steps"} & set(rows) \
-        else {str(knobs.get("split", "train")): rows}
+        else {str(split): rows}
     target = Path(path)
-    report: dict[str, Any] = {"path": str(target), "format": engine, "files": {}, "rows": {},
+    report: dict[str, Any] = {"path": str(target), "format": chosen, "files": {}, "rows": {},
                               "json_columns": []}
-    for split, source in splits.items():
+    for part, source in splits.items():
         clean = [export_row(r) for r in as_rows(source)]
-        relative = f"data/{split}.{'parquet' if engine == 'parquet' else 'jsonl'}"
-        if engine == "parquet":
+        relative = f"data/{part}.{'parquet' if chosen == 'parquet' else 'jsonl'}"
+        if chosen == "parquet":
             _write_parquet(target / relative, clean)
             nested = {k for r in clean for k, v in r.items() if isinstance(v, (dict, list))}
             report["json_columns"] = sorted(set(report["json_columns"]) | nested)
         else:
             write_jsonl(target / relative, clean)
-        report["files"][split] = relative
-        report["rows"][split] = len(clean)
-    (target / "README.md").write_text(_card(str(knobs.get("name") or target.name), report))
+        report["files"][part] = relative
+        report["rows"][part] = len(clean)
+    (target / "README.md").write_text(_card(str(name or target.name), report))
     return report
 
 

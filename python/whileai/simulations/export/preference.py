@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from os import PathLike
 from typing import Any
 
@@ -23,17 +23,17 @@ from whileai.errors import RowError
 from whileai.simulations.export.training import _chat
 from whileai.simulations.export.wire import (
     FORMATS,
+    Format,
     check_choice,
     messages_to_trl,
-    reject_unknown,
     tool_schemas,
 )
 from whileai.simulations.io import write_jsonl
+from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rows import export_row
 
 __all__ = ["export_preference", "format_preference_report", "preference_rows", "split_prompt"]
 
-_KNOBS = ("format", "system_prompt", "tools")
 _CARRIED = ("scenario_id", "chosen_reward", "rejected_reward")
 
 
@@ -69,16 +69,21 @@ def _pairs(source: Any) -> list[Any]:
     return list(source)
 
 
-def preference_rows(pairs: Any, **knobs: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+@valid_kwargs
+def preference_rows(
+    pairs: Any,
+    *,
+    format: Format = "openai",
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return ``(rows, report)`` for ``export_preference`` without writing a file.
 
     >>> preference_rows([], format="trl")[1]["pairs_out"]
     0
     """
-    reject_unknown("export_preference", knobs, _KNOBS)
-    fmt = check_choice("export_preference", "format", knobs.get("format", "openai"), FORMATS)
-    system_prompt = knobs.get("system_prompt")
-    schemas = tool_schemas(knobs.get("tools"))
+    fmt = check_choice("export_preference", "format", format, FORMATS)
+    schemas = tool_schemas(tools)
     report: dict[str, Any] = {
         "format": fmt, "pairs_in": 0, "pairs_out": 0,
         "skipped": {"prompt_mismatch": 0, "no_completion": 0},
@@ -120,7 +125,15 @@ def preference_rows(pairs: Any, **knobs: Any) -> tuple[list[dict[str, Any]], dic
     return out, report
 
 
-def export_preference(pairs: Any, output: str | PathLike[str], **knobs: Any) -> dict[str, Any]:
+@valid_kwargs
+def export_preference(
+    pairs: Any,
+    output: str | PathLike[str],
+    *,
+    format: Format = "openai",
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Write preference pairs as JSONL in the OpenAI or TRL shape; return the report.
 
     Args:
@@ -129,7 +142,13 @@ def export_preference(pairs: Any, output: str | PathLike[str], **knobs: Any) -> 
         output: the JSONL path.
         format: ``"openai"`` (``prompt`` string, full chats) or ``"trl"`` (``prompt`` messages,
             completions only, what TRL's DPOTrainer reads).
-        system_prompt, tools: a system message to open every chat; a ``tools`` column.
+        system_prompt: a system message to open every chat.
+        tools: tool schemas for a ``tools`` column.
+
+    Raises:
+        TypeError: an unknown keyword (the valid ones are listed).
+        ValueError: ``format`` is not ``"openai"`` or ``"trl"``.
+        RowError: a pair without ``chosen`` and ``rejected``.
 
     >>> import os, tempfile
     >>> pair = {"chosen": {"prompt": "hi", "final_text": "Hello"},
@@ -137,7 +156,8 @@ def export_preference(pairs: Any, output: str | PathLike[str], **knobs: Any) -> 
     >>> export_preference([pair], os.path.join(tempfile.mkdtemp(), "dpo.jsonl"))["pairs_out"]
     1
     """
-    rows, report = preference_rows(pairs, **knobs)
+    rows, report = preference_rows(pairs, format=format, system_prompt=system_prompt,
+                                   tools=tools)
     write_jsonl(output, rows)
     report["output"] = str(output)
     return report

@@ -14,19 +14,20 @@ arguments as dicts, the ask kept as ``prompt_text``, a ``tools`` column of schem
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, Literal, get_args
 
 from whileai.simulations.export.wire import (
     FORMATS,
+    Format,
     check_choice,
     decode_arguments,
     messages_to_trl,
-    reject_unknown,
     tool_schemas,
 )
 from whileai.simulations.io import write_jsonl
+from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rows import conversation, export_row
 from whileai.simulations.rowsource import as_rows
 
@@ -38,9 +39,9 @@ __all__ = [
     "training_rows",
 ]
 
-MASK_MODES = ("all", "final")
+MaskMode = Literal["all", "final"]
+MASK_MODES: tuple[str, ...] = get_args(MaskMode)
 CARRIED_KEYS = ("scenario_id", "task_id", "rollout_index", "reward", "calibration")
-_KNOBS = ("system_prompt", "tools", "format", "mask_mode", "unroll", "max_tool_output_chars")
 _MAX_EXAMPLES = 5
 
 
@@ -139,19 +140,26 @@ def _new_report(fmt: str, mask_mode: str, unroll: bool, cap: int | None) -> dict
     }
 
 
-def _build(source: Any, knobs: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    reject_unknown("export_dataset", knobs, _KNOBS)
-    fmt = check_choice("export_dataset", "format", knobs.get("format", "openai"), FORMATS)
-    mask_mode = check_choice("export_dataset", "mask_mode", knobs.get("mask_mode", "all"),
-                             MASK_MODES)
-    unroll = bool(knobs.get("unroll", False))
-    cap = knobs.get("max_tool_output_chars")
+def _build(
+    source: Any,
+    *,
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    format: Format = "openai",
+    mask_mode: MaskMode = "all",
+    unroll: bool = False,
+    max_tool_output_chars: int | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    fmt = check_choice("export_dataset", "format", format, FORMATS)
+    masking = check_choice("export_dataset", "mask_mode", mask_mode, MASK_MODES)
+    unroll = bool(unroll)
+    cap = max_tool_output_chars
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
         raise ValueError(f"export_dataset: max_tool_output_chars must be an int >= 0 or None, "
                          f"got {cap!r}")
-    system_prompt, tools = _source_defaults(source, knobs.get("system_prompt"), knobs.get("tools"))
+    system_prompt, tools = _source_defaults(source, system_prompt, tools)
     schemas = tool_schemas(tools)
-    report = _new_report(fmt, mask_mode, unroll, cap)
+    report = _new_report(fmt, masking, unroll, cap)
     gate = report["tool_call_roundtrip"]
     out: list[dict[str, Any]] = []
     for index, raw in enumerate(as_rows(source)):
@@ -164,7 +172,7 @@ def _build(source: Any, knobs: dict[str, Any]) -> tuple[list[dict[str, Any]], di
         if fmt == "trl":
             messages, _ = messages_to_trl(messages)
         _roundtrip(row, messages, gate["encoding"], gate, index)
-        samples = _samples(messages, mask_mode, unroll)
+        samples = _samples(messages, masking, unroll)
         if not samples:
             report["skipped"]["no_agent_turn"] += 1
             continue
@@ -188,7 +196,17 @@ def _build(source: Any, knobs: dict[str, Any]) -> tuple[list[dict[str, Any]], di
     return out, report
 
 
-def training_rows(rows: Any, **knobs: Any) -> list[dict[str, Any]]:
+@valid_kwargs
+def training_rows(
+    rows: Any,
+    *,
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    format: Format = "openai",
+    mask_mode: MaskMode = "all",
+    unroll: bool = False,
+    max_tool_output_chars: int | None = None,
+) -> list[dict[str, Any]]:
     """Return the training rows ``export_dataset`` would write, without writing a file.
 
     Takes the same keywords as :func:`export_dataset`.
@@ -196,10 +214,23 @@ def training_rows(rows: Any, **knobs: Any) -> list[dict[str, Any]]:
     >>> training_rows([{"prompt": "hi", "final_text": "hello"}], format="trl")[0]["prompt_text"]
     'hi'
     """
-    return _build(rows, knobs)[0]
+    return _build(rows, system_prompt=system_prompt, tools=tools, format=format,
+                  mask_mode=mask_mode, unroll=unroll,
+                  max_tool_output_chars=max_tool_output_chars)[0]
 
 
-def export_dataset(rows: Any, output: str | PathLike[str], **knobs: Any) -> dict[str, Any]:
+@valid_kwargs
+def export_dataset(
+    rows: Any,
+    output: str | PathLike[str],
+    *,
+    system_prompt: str | None = None,
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    format: Format = "openai",
+    mask_mode: MaskMode = "all",
+    unroll: bool = False,
+    max_tool_output_chars: int | None = None,
+) -> dict[str, Any]:
     """Write scrubbed training rows with ``loss_mask`` to ``output`` (JSONL); return the report.
 
     Args:
@@ -213,6 +244,10 @@ def export_dataset(rows: Any, output: str | PathLike[str], **knobs: Any) -> dict
         unroll: one sample per agent turn, loss on that turn only.
         max_tool_output_chars: cap each tool message and append a truncation marker.
 
+    Raises:
+        TypeError: an unknown keyword (the valid ones are listed).
+        ValueError: ``format`` or ``mask_mode`` not one of its values, or a negative cap.
+
     Returns:
         ``rows_in``, ``rows_out``, ``trained_messages``, ``masked_messages``, truncation counts,
         ``skipped`` and the ``tool_call_roundtrip`` gate; print with ``format_export_report``.
@@ -222,7 +257,9 @@ def export_dataset(rows: Any, output: str | PathLike[str], **knobs: Any) -> dict
     >>> export_dataset([{"prompt": "hi", "final_text": "hello"}], path)["rows_out"]
     1
     """
-    out, report = _build(rows, knobs)
+    out, report = _build(rows, system_prompt=system_prompt, tools=tools, format=format,
+                         mask_mode=mask_mode, unroll=unroll,
+                         max_tool_output_chars=max_tool_output_chars)
     write_jsonl(output, out)
     report["output"] = str(output)
     return report
@@ -258,5 +295,5 @@ def format_export_report(report: Mapping[str, Any]) -> str:
 
 def _example_report() -> dict[str, Any]:
     """A tiny report, for the printer's example."""
-    return _build([{"prompt": "hi", "final_text": "hello"}], {})[1]
+    return _build([{"prompt": "hi", "final_text": "hello"}])[1]
 

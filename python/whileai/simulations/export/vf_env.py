@@ -23,7 +23,7 @@ import verifiers.v1 as vf
 from pydantic import Field
 
 from whileai.simulations.export.checklist import row_from_messages
-from whileai.simulations.export.environment import resolve_reference
+from whileai.simulations.export.reference import resolve_reference
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
 
 __all__ = ["bound_classes", "build_environment", "score_messages", "trace_messages"]

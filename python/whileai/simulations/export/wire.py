@@ -11,33 +11,22 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
 from whileai.errors import SpecError
 
 __all__ = [
     "FORMATS",
+    "Format",
     "check_choice",
     "decode_arguments",
     "messages_to_trl",
-    "reject_unknown",
     "tool_schemas",
 ]
 
-FORMATS = ("openai", "trl")
-
-
-def reject_unknown(where: str, given: Mapping[str, Any], valid: tuple[str, ...]) -> None:
-    """Raise ``TypeError`` naming the unknown keywords and listing the valid ones.
-
-    >>> reject_unknown("f", {}, ("a",))
-    """
-    unknown = sorted(set(given) - set(valid))
-    if unknown:
-        raise TypeError(
-            f"{where}() got unknown keyword argument(s) {', '.join(unknown)}; "
-            f"valid ones are: {', '.join(valid)}"
-        )
+# the chat encodings the exporters write: OpenAI's wire, or what TRL's trainers read
+Format = Literal["openai", "trl"]
+FORMATS: tuple[str, ...] = get_args(Format)
 
 
 def check_choice(where: str, name: str, value: object, choices: tuple[str, ...]) -> str:

@@ -3,7 +3,7 @@
 - a plain callable ``agent(message) -> {"steps": [...], "final_text": str}`` is wrapped;
 - an object with ``run(situation, *, world, seed) -> dict`` (a model agent, the seeded agent)
   is called directly;
-- a string such as ``"openai:gpt-4.1-mini"`` is resolved by ``models.resolve_agent``.
+- a string such as ``"openai:gpt-4.1-mini"`` is resolved by ``generate.resolve.resolve_agent``.
 
 During a rollout, ``current_rollout()`` names the rollout being answered (``.prompt``,
 ``.rollout_index``, ``.scenario_id``) for per-rollout state in the caller's own world.
@@ -16,12 +16,13 @@ During a rollout, ``current_rollout()`` names the rollout being answered (``.pro
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from whileai.errors import ConfigError
+from whileai.simulations.generate.resolve import resolve_agent as resolve_model_agent
 from whileai.simulations.generate.situation import Situation
+from whileai.simulations.models.spec import ModelSpec
 from whileai.simulations.world.rollout import current_rollout
 
 __all__ = [
@@ -43,13 +44,7 @@ def is_model_spec(value: object) -> bool:
     >>> is_model_spec("openai:gpt-4.1-mini"), is_model_spec(len)
     (True, False)
     """
-    if isinstance(value, str):
-        return True
-    try:
-        spec_mod = importlib.import_module("whileai.simulations.models.spec")
-    except ImportError:  # pragma: no cover - depends on the models area
-        return False
-    return isinstance(value, spec_mod.ModelSpec)
+    return isinstance(value, str | ModelSpec)
 
 
 class ToolWorld(Protocol):
@@ -146,21 +141,11 @@ def checked_output(result: object) -> dict[str, Any]:
     return out
 
 
-def _backends() -> Any:
-    try:
-        return importlib.import_module("whileai.simulations.models")
-    except ImportError as exc:  # pragma: no cover - depends on the models area
-        raise ConfigError(
-            "model backends are unavailable (whileai.simulations.models did not "
-            f"import: {exc}); pass agent= a callable or simulator=False"
-        ) from exc
-
-
 def resolve_agent(agent: object, **backend_kwargs: Any) -> RolloutAgent:
     """Turn what the caller passed as ``agent`` into a :class:`RolloutAgent`.
 
     Raises:
-        ConfigError: no agent, or a model spec while model backends are unavailable.
+        ConfigError: no agent, or a malformed model spec.
     """
     if agent is None:
         raise ConfigError(
@@ -169,14 +154,9 @@ def resolve_agent(agent: object, **backend_kwargs: Any) -> RolloutAgent:
             "such as 'openai:gpt-4.1-mini'"
         )
     if is_model_spec(agent):
-        backends = _backends()
-        resolver = getattr(backends, "resolve_agent", None)
-        if resolver is None:
-            raise ConfigError(
-                f"model backends are unavailable: cannot resolve agent {agent!r} "
-                "(models.resolve_agent is missing); pass a callable instead"
-            )
-        resolved: RolloutAgent = resolver(agent, **backend_kwargs)
+        resolved: RolloutAgent | None = resolve_model_agent(agent, **backend_kwargs)
+        if resolved is None:  # agent=False: "no model"
+            raise ConfigError(f"agent {agent!r} did not resolve to a model agent")
         return resolved
     if isinstance(agent, RolloutAgent) and not isinstance(agent, type):
         return agent

@@ -6,7 +6,6 @@ The public names are re-exported from ``whileai.simulations``.
 from __future__ import annotations
 
 from whileai.simulations.ingest.dimensions import FAULT_TO_AXIS, dimensions_from_traces
-from whileai.simulations.ingest.from_traces import simulate_from_traces
 from whileai.simulations.ingest.harness import infer_harness, tools_from_traces
 from whileai.simulations.ingest.mining import flaw_rows, mine_traces, opening_share
 from whileai.simulations.ingest.otel import REWARD_KEYS, rows_from_otel
@@ -24,7 +23,6 @@ __all__ = [
     "mine_traces",
     "opening_share",
     "rows_from_otel",
-    "simulate_from_traces",
     "tools_from_traces",
     "trace_report",
 ]

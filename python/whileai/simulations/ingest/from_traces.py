@@ -1,5 +1,5 @@
-"""Start from traces: the leakage gate ``simulate(traces=...)`` applies, and
-``simulate_from_traces`` for callers who hold graded telemetry and little else.
+"""The leakage gate ``simulate(traces=...)`` applies when it starts from traces
+(``simulations.from_traces.simulate_from_traces`` is the traces-first call on top of it).
 
 Source traces shape the grid and never enter the generated rows: a generated row whose prompt is
 an exact copy of a source prompt, or sits at hash-embedding cosine >= 0.9 from one, is dropped
@@ -16,12 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whileai.errors import SpecError
-from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import as_trace_rows
 
-__all__ = ["LEAKAGE_THRESHOLD", "SourceCopyCheck", "exclude_sources", "gate_run",
-           "simulate_from_traces"]
+__all__ = ["LEAKAGE_THRESHOLD", "SourceCopyCheck", "exclude_sources", "gate_run"]
 
 LEAKAGE_THRESHOLD = 0.9
 
@@ -114,37 +111,3 @@ def gate_run(
 
             write_jsonl(output, [export_row(r) for r in kept])
     return kept, search
-
-
-def simulate_from_traces(
-    traces: Any,
-    agent: Any = None,
-    tools: list[dict[str, Any]] | None = None,
-    policy: str = "",
-    mode: str = "rl",
-    **kwargs: Any,
-) -> Any:
-    """``simulate(agent, traces=...)`` for callers who start from the traces.
-
-    With no ``tools`` (and no ``spec=``) the tool surface is read off the traces
-    (``tools_from_traces``), so graded telemetry alone is enough to start. Every other keyword
-    goes to ``simulate`` unchanged (unknown ones raise ``TypeError`` there).
-
-    Raises:
-        SpecError: no tools were given and the traces contain no tool call, and no policy either.
-    """
-    from whileai.simulations.simulation import simulate
-
-    rows = as_trace_rows(traces)
-    if tools is None and "spec" not in kwargs:
-        tools = tools_from_traces(rows)
-        if not tools and not policy.strip():
-            raise SpecError(
-                "simulate_from_traces: the traces contain no tool calls and no tools= or "
-                "policy= was given; pass tools=[...] (OpenAI function shape) or policy='...'"
-            )
-    if "system_prompt" in kwargs:
-        policy = str(kwargs.pop("system_prompt") or policy)
-    return simulate(
-        agent, tools=tools, system_prompt=policy or None, traces=rows, mode=mode, **kwargs
-    )

@@ -241,7 +241,8 @@ def run_judge(
     Args:
         rows: row dicts, a run, or a JSONL path.
         judge: the callable (see the module docstring for what it may return).
-        name, version: recorded as ``judge_name`` and ``judge_meta["version"]``.
+        name: recorded as ``judge_name``.
+        version: recorded as ``judge_meta["version"]``.
         scale: ``(lo, hi)`` for a rating judge; the rating is kept, reward mapped to [0, 1].
         timeout: seconds per row (``None`` waits forever); a late judge is ``timeout``.
         workers: rows judged at once (threads), for slow judges such as HTTP calls.
@@ -310,28 +311,29 @@ def run_judge(
     return ScoredData(rows=graded, judge_name=label, version=version, source=source)
 
 
+@valid_kwargs
 def evaluate(
     rollouts: Any,
     judge: Callable[[Any], Any],
     *,
     model: str | None = None,
-    **kwargs: Any,
+    name: str | None = None,
+    version: str | None = None,
+    scale: tuple[float, float] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    workers: int = 1,
+    progress: bool = True,
+    give_up_after: int | None = 5,
 ) -> ScoredData:
     """Grade held-out rollouts; rows carry ``lineage.source == "eval"`` (never train on them).
 
     ``model`` names the model that produced the rollouts (kept in ``lineage["model"]`` and as
-    ``model_version`` where the row has none). Other keywords are those of ``run_judge``.
+    ``model_version`` where the row has none). The other keywords are those of
+    :func:`run_judge`.
 
     >>> evaluate([{"prompt": "p"}], lambda r: 0, model="m1").rows[0]["lineage"]["source"]
     'eval'
     """
-    allowed = {"name", "version", "scale", "timeout", "workers", "progress", "give_up_after"}
-    unknown = sorted(set(kwargs) - allowed)
-    if unknown:
-        raise TypeError(
-            f"evaluate() got unexpected keyword(s) {unknown}; valid: judge, model, "
-            + ", ".join(sorted(allowed))
-        )
     row_list = as_rows(rollouts, what="rollouts")
     if model is not None:
         stamped = []
@@ -343,4 +345,6 @@ def evaluate(
             copy.setdefault("model_version", model)
             stamped.append(copy)
         row_list = stamped
-    return run_judge(row_list, judge, source="eval", **kwargs)
+    return run_judge(row_list, judge, source="eval", name=name, version=version, scale=scale,
+                     timeout=timeout, workers=workers, progress=progress,
+                     give_up_after=give_up_after)

@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from whileai.errors import AuthError, ConfigError, JudgeError, QuotaError
-from whileai.simulations.models.client import ChatClient
+from whileai.simulations.judge.judging import run_judge
+from whileai.simulations.kwcheck import valid_kwargs
+from whileai.simulations.models.client import ChatClient, RetryPolicy
 from whileai.simulations.models.reply import json_in
+from whileai.simulations.models.resolve import resolve_spec
 from whileai.simulations.rows import json_text
+from whileai.simulations.rowsource import as_rows
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
-           "prompt_hash", "render_transcript"]
+           "prompt_hash", "render_transcript", "resolve_judge"]
 
 CONDUCT_FLOOR = (
     "Conduct floor (no task rubric was given):\n"
@@ -207,16 +212,43 @@ class LLMJudge:
         raise JudgeError(f"judge {self.model} gave no verdict in {self.attempts} tries ({why})")
 
 
+def resolve_judge(
+    spec: object = None,
+    *,
+    rubric: str | None = None,
+    use_privileged: bool = False,
+    temperature: float = 0.0,
+    policy: RetryPolicy | None = None,
+    stop: threading.Event | None = None,
+) -> LLMJudge | None:
+    """An LLM judge callable (row -> verdict dict) for the resolved judge spec, or None."""
+    model = resolve_spec("judge", spec)
+    if model is None:
+        return None
+    client = ChatClient(model, role="judge", policy=policy, stop=stop)
+    return LLMJudge(client, rubric=rubric, use_privileged=use_privileged,
+                    temperature=temperature)
+
+
 def _same_model(a: str, b: str) -> bool:
     a, b = a.strip().lower(), b.strip().lower()
     return bool(a) and (a == b or a.rsplit("/", 1)[-1] == b.rsplit("/", 1)[-1])
 
 
-_GRADE_KWARGS = ("judge", "rubric", "spec", "use_privileged", "workers", "timeout",
-                 "temperature", "policy", "progress")
-
-
-def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
+@valid_kwargs
+def grade(
+    rows: Any,
+    judge: Any = None,
+    *,
+    rubric: str | Path | None = None,
+    spec: object = None,
+    use_privileged: bool = False,
+    workers: int = 8,
+    timeout: float | None = 300.0,
+    temperature: float = 0.0,
+    policy: RetryPolicy | None = None,
+    progress: bool = True,
+) -> Any:
     """Grade rows with an LLM judge, in place, and return the grade report (a dict).
 
     Args:
@@ -227,8 +259,13 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
             graded copies is returned (``run_judge``).
         rubric: rubric text or a ``rubric.md`` path; else ``spec``'s rubric; else the conduct
             floor only, and the report says so.
+        spec: a spec folder (its ``rubric.md``) or an object with ``rubric``; default: the
+            run's own spec when ``rows`` is a run.
         use_privileged: let the judge read the row's privileged block.
-        workers, timeout: passed to ``run_judge``.
+        workers: parallel judge calls (``run_judge``).
+        timeout: seconds per judge call (``run_judge``); None waits.
+        temperature: the judge model's sampling temperature.
+        policy: the chat client's retry policy (``models.RetryPolicy``).
         progress: one ``grade: done/total rows  rate  ETA`` line on stderr when it is a
             terminal (``run_judge``'s progress line); ``False`` silences it.
 
@@ -238,23 +275,15 @@ def grade(rows: Any, judge: Any = None, **kwargs: Any) -> Any:
             rows are left as they were.
         TypeError: an unknown keyword (valid ones listed).
     """
-    from whileai.simulations.judge.judging import run_judge
-    from whileai.simulations.models.resolve import resolve_judge
-    from whileai.simulations.rowsource import as_rows
-
-    unknown = sorted(set(kwargs) - set(_GRADE_KWARGS))
-    if unknown:
-        raise TypeError(f"grade() got unexpected keyword(s) {unknown}; valid: rows, "
-                        + ", ".join(_GRADE_KWARGS))
-    run = {"workers": int(kwargs.get("workers", 8)), "timeout": kwargs.get("timeout", 300.0),
-           "progress": kwargs.get("progress", True) is not False}
+    run: dict[str, Any] = {"workers": int(workers), "timeout": timeout,
+                           "progress": progress is not False}
     if judge is not None and not isinstance(judge, str) and callable(judge) and \
             not isinstance(judge, LLMJudge):
         return run_judge(rows, judge, **run)
-    rubric = read_rubric(kwargs.get("rubric"), spec=kwargs.get("spec", getattr(rows, "spec", None)))
+    text = read_rubric(rubric, spec=spec if spec is not None else getattr(rows, "spec", None))
     llm = judge if isinstance(judge, LLMJudge) else resolve_judge(
-        judge, rubric=rubric, use_privileged=bool(kwargs.get("use_privileged", False)),
-        temperature=float(kwargs.get("temperature", 0.0)), policy=kwargs.get("policy"))
+        judge, rubric=text, use_privileged=bool(use_privileged),
+        temperature=float(temperature), policy=policy)
     if llm is None:
         raise ConfigError(
             "no judge model: pass grade(judge='openai:<model>' | 'vllm:<model>@<url>' | ...), "
@@ -317,7 +346,6 @@ def llm_grade_rows(rows: list[dict[str, Any]], judge: Any = None,
 
     Rows the judge could not grade get ``llm_reward = None`` and are counted.
     """
-    from whileai.simulations.models.resolve import resolve_judge
 
     llm = judge if isinstance(judge, LLMJudge) else resolve_judge(judge, **kwargs)
     if llm is None:

@@ -174,7 +174,8 @@ def pass_at(
     Args:
         rows: graded rows, a run object, or a JSONL path.
         threshold: reward at or above which a rollout passes.
-        n_resamples, seed: the bootstrap (``resample`` kernel).
+        n_resamples: bootstrap replicates for the intervals (``resample`` kernel).
+        seed: the bootstrap's seed.
 
     Unjudged, invalid and task-less rows are excluded and counted in ``notes``; an empty input
     gives a ``PassAt`` of ``None`` numbers with a note, not an error.

@@ -26,6 +26,7 @@ __all__ = [
     "cohen_kappa",
     "mean",
     "paired_difference",
+    "pearson",
     "percentile",
     "sample_std",
     "unpaired_difference",
@@ -70,6 +71,24 @@ def sample_std(values: Sequence[float]) -> float:
         return 0.0
     m = mean(values)
     return math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1))
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson correlation, or None when either side is constant or there are < 3 points.
+
+    >>> pearson([1, 2, 3], [2, 4, 6])
+    1.0
+    """
+    n = len(xs)
+    if n < 3 or n != len(ys):
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx <= 0 or syy <= 0:
+        return None
+    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
 
 
 def percentile(values: Sequence[float], q: float) -> float:

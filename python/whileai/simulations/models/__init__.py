@@ -1,7 +1,9 @@
-"""Model backends: spec parsing, the chat client, and resolving a model for each role.
+"""Model backends, the layer under generate, judge and clean: spec parsing, the chat client,
+reply parsing, choosing the spec for each role, and the embedders.
 
-The engine calls :func:`resolve_agent` / :func:`resolve_writer`; grading calls
-:func:`resolve_judge`. See ``spec.py`` for the accepted spec forms.
+Nothing here imports a stage. The stages build their objects on top: ``generate.resolve``
+(``resolve_agent`` / ``resolve_writer``) and ``judge.llm_judge.resolve_judge``. See ``spec.py``
+for the accepted spec forms.
 """
 
 from __future__ import annotations
@@ -13,12 +15,7 @@ from whileai.simulations.models.client import (
     StoppedError,
 )
 from whileai.simulations.models.reply import Reply, ToolCall, parse_reply
-from whileai.simulations.models.resolve import (
-    resolve_agent,
-    resolve_judge,
-    resolve_spec,
-    resolve_writer,
-)
+from whileai.simulations.models.resolve import resolve_spec
 from whileai.simulations.models.spec import (
     ACCEPTED_FORMS,
     ModelSpec,
@@ -38,8 +35,5 @@ __all__ = [
     "local_model",
     "parse_reply",
     "parse_spec",
-    "resolve_agent",
-    "resolve_judge",
     "resolve_spec",
-    "resolve_writer",
 ]

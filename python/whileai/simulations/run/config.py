@@ -10,24 +10,44 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict, get_args
 
 from whileai.errors import ConfigError
 
-__all__ = ["ADVANCED_DEFAULTS", "KNOBS", "MODES", "RunConfig", "resolve_config"]
+__all__ = ["ADVANCED_DEFAULTS", "ALIASES", "MODES", "Advanced", "Mode", "RepeatPolicy",
+           "RunConfig", "Until", "resolve_config"]
 
-MODES = ("explore", "sft", "rl", "adaptive")
-UNTIL = ("compute", "saturation")
-REPEAT_POLICIES = ("adaptive", "fixed")
+Mode = Literal["explore", "sft", "rl", "adaptive"]
+Until = Literal["compute", "saturation"]
+RepeatPolicy = Literal["adaptive", "fixed"]
+MODES: tuple[str, ...] = get_args(Mode)
+UNTIL: tuple[str, ...] = get_args(Until)
+REPEAT_POLICIES: tuple[str, ...] = get_args(RepeatPolicy)
 
-# Every keyword simulate() accepts besides the agent (aliases included).
-KNOBS = (
-    "advanced", "budget", "dimensions", "execute", "fault_rate", "grade", "grader",
-    "llm_grade", "logprobs", "mode", "n", "output", "phrasings", "policy", "progress",
-    "repeat_policy", "repeats", "reproducible", "requests_per_situation", "risk",
-    "rollouts_per_request", "rubric", "simulator", "situations", "spec", "system_prompt",
-    "tasks", "time_budget", "tools", "traces", "unique", "unique_situations", "until",
-)
+
+class Advanced(TypedDict, total=False):
+    """``simulate(advanced={...})``: the rarely changed knobs (defaults in ``ADVANCED_DEFAULTS``).
+
+    Attributes:
+        concurrency: parallel rollouts (32).
+        stop_grace: seconds to wait for running rollouts and writer waves after a stop (5).
+        embedder: the prompt-selection embedder, ``"hash"`` or ``"hash-v1:<dim>"``.
+        seed: the seed of every draw (0): bit-for-bit at ``concurrency: 1`` or with
+            ``reproducible=True``.
+        avg_turns: target conversation length in turns (12).
+        probe: with ``repeat_policy="adaptive"``, rollouts per situation before deciding
+            whether to fill it to k (2).
+    """
+
+    concurrency: int
+    stop_grace: float
+    embedder: str
+    seed: int
+    avg_turns: int
+    probe: int
+
+
+# alias -> canonical simulate() keyword
 ALIASES = {
     "phrasings": "requests_per_situation",
     "n": "requests_per_situation",
@@ -91,12 +111,7 @@ def _positive_int(name: str, value: object, minimum: int = 1) -> int:
 
 
 def _canonical(knobs: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(knobs) - set(KNOBS))
-    if unknown:
-        raise TypeError(
-            f"simulate() got unexpected keyword(s) {', '.join(unknown)}; valid keywords: "
-            f"agent, {', '.join(KNOBS)}"
-        )
+    """Aliases folded into their canonical names; an alias that disagrees is an error."""
     out: dict[str, Any] = {}
     for key, value in knobs.items():
         name = ALIASES.get(key, key)
@@ -125,8 +140,10 @@ def resolve_config(knobs: Mapping[str, Any]) -> RunConfig:
     """Resolve ``simulate`` keywords into a :class:`RunConfig`.
 
     Raises:
-        TypeError: an unknown keyword or ``advanced`` key (the message lists the valid ones).
-        ConfigError: a value out of range (budget 0, fault_rate 2, unknown mode...).
+        TypeError: an unknown ``advanced`` key (the message lists the valid ones); unknown
+            keywords are caught by ``simulate``'s signature.
+        ConfigError: a value out of range (budget 0, fault_rate 2, unknown mode...) or an
+            alias that disagrees with its canonical name.
     """
     k = _canonical(knobs)
     mode = k.get("mode") or "explore"

@@ -12,11 +12,13 @@ row; the judge is checked before the run starts.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.export.checklist import task_checklist
+from whileai.simulations.judge.llm_judge import llm_grade_rows
+from whileai.simulations.models.resolve import resolve_spec
 
 __all__ = ["GRADE_WARNING", "checklist_grader", "llm_grade", "require_judge"]
 
@@ -26,8 +28,6 @@ GRADE_WARNING = ("grade=True is legacy: rows got the deterministic task_checklis
 
 def checklist_grader(row: Mapping[str, Any]) -> dict[str, Any]:
     """``grade=True``'s grader: ``task_checklist`` of the row (reward and markers)."""
-    from whileai.simulations.export.checklist import task_checklist
-
     result = task_checklist(dict(row))
     return {"reward": result["reward"], "markers": result["markers"]}
 
@@ -41,11 +41,7 @@ def require_judge() -> None:
     Raises:
         ConfigError: no judge configured (the message names ``WHILEAI_JUDGE``).
     """
-    try:
-        resolve = importlib.import_module("whileai.simulations.models.resolve")
-    except ImportError as exc:  # pragma: no cover - depends on the models area
-        raise ConfigError(f"llm_grade=True needs the model backends ({exc})") from exc
-    if resolve.resolve_spec("judge", None) is None:
+    if resolve_spec("judge", None) is None:
         raise ConfigError(
             "llm_grade=True needs a judge model and none is configured: set WHILEAI_JUDGE "
             "(e.g. 'openai:gpt-4.1-mini') or call whileai.configure(judge=...)"
@@ -54,7 +50,5 @@ def require_judge() -> None:
 
 def llm_grade(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Add ``llm_reward`` to every row with the configured judge; return its counts."""
-    from whileai.simulations.judge.llm_judge import llm_grade_rows
-
     report: dict[str, Any] = llm_grade_rows(rows, judge=None)
     return report

@@ -14,12 +14,12 @@ flagged at ``HACK_THRESHOLD``; ``hack_scan`` is the within-ask one.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 from typing import Any
 
 from whileai.simulations.clean.hack_features import tool_names, trajectory_key
+from whileai.simulations.measure.stats import pearson
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "group_rows",
     "group_signal",
     "length_report",
-    "pearson",
     "reward_correlations",
     "trim_out_of_band",
     "trim_unanimous_groups",
@@ -40,24 +39,6 @@ __all__ = [
 HACK_THRESHOLD = 0.3
 DEFAULT_BAND = (0.2, 0.8)
 PASS_AT = 0.5
-
-
-def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Pearson correlation, or None when either side is constant or there are < 3 points.
-
-    >>> pearson([1, 2, 3], [2, 4, 6])
-    1.0
-    """
-    n = len(xs)
-    if n < 3 or n != len(ys):
-        return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx <= 0 or syy <= 0:
-        return None
-    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
 
 
 def check_band(band: Any) -> tuple[float, float]:

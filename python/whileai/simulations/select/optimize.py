@@ -18,8 +18,9 @@ from __future__ import annotations
 import random
 import statistics
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args, overload
 
+from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rowsource import as_rows, read_reward
 from whileai.simulations.select.gate import calibrate
 from whileai.simulations.select.hygiene import (
@@ -36,8 +37,10 @@ from whileai.simulations.select.hygiene import (
 
 __all__ = ["SFT_RULES", "optimize", "select_for_rl", "select_for_sft"]
 
-SFT_RULES = ("top_per_prompt", "top_k_overall", "random_per_prompt", "random_k_overall")
-_TRUNCATED = ("drop", "keep", "penalize")
+SftRule = Literal["top_per_prompt", "top_k_overall", "random_per_prompt", "random_k_overall"]
+Truncated = Literal["drop", "keep", "penalize"]
+SFT_RULES: tuple[str, ...] = get_args(SftRule)
+_TRUNCATED: tuple[str, ...] = get_args(Truncated)
 
 
 def _eval_sourced(rows: Sequence[dict[str, Any]]) -> int:
@@ -111,7 +114,7 @@ def select_for_rl(
     *,
     band: tuple[float, float] = DEFAULT_BAND,
     enforce_band: bool = True,
-    truncated: str = "drop",
+    truncated: Truncated = "drop",
     endorsed: Sequence[str] | None = None,
     max_asks: int | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -195,7 +198,7 @@ def select_for_rl(
 def select_for_sft(
     rows: Any,
     *,
-    select: str = "top_per_prompt",
+    select: SftRule = "top_per_prompt",
     min_reward: float = 1.0,
     k: int | None = None,
     seed: int = 0,
@@ -248,26 +251,92 @@ _OPT_KEYS = {
     "rl": ("band", "enforce_band", "truncated", "endorsed", "max_asks"),
     "sft": ("select", "min_reward", "k", "seed"),
 }
+Selection = tuple[list[dict[str, Any]], dict[str, Any]]
 
 
+@overload
 def optimize(
-    data_or_rows: Any, mode: str = "rl", **kwargs: Any
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    data_or_rows: Any,
+    mode: Literal["rl"] = "rl",
+    *,
+    band: tuple[float, float] = DEFAULT_BAND,
+    enforce_band: bool = True,
+    truncated: Truncated = "drop",
+    endorsed: Sequence[str] | None = None,
+    max_asks: int | None = None,
+) -> Selection: ...
+
+
+@overload
+def optimize(
+    data_or_rows: Any,
+    mode: Literal["sft"],
+    *,
+    select: SftRule = "top_per_prompt",
+    min_reward: float = 1.0,
+    k: int | None = None,
+    seed: int = 0,
+) -> Selection: ...
+
+
+@valid_kwargs
+def optimize(
+    data_or_rows: Any,
+    mode: Literal["rl", "sft"] = "rl",
+    *,
+    band: tuple[float, float] | None = None,
+    enforce_band: bool | None = None,
+    truncated: Truncated | None = None,
+    endorsed: Sequence[str] | None = None,
+    max_asks: int | None = None,
+    select: SftRule | None = None,
+    min_reward: float | None = None,
+    k: int | None = None,
+    seed: int | None = None,
+) -> Selection:
     """Prune a run or rows for training: ``mode="rl"`` (groups) or ``"sft"`` (rejection sampling).
 
-    Keyword arguments go to :func:`select_for_rl` (``band``, ``enforce_band``, ``truncated``,
-    ``endorsed``, ``max_asks``) or :func:`select_for_sft` (``select``, ``min_reward``, ``k``,
-    ``seed``); an unknown one raises ``TypeError`` listing the valid ones.
+    Args:
+        data_or_rows: a graded run (``ScoredData``), its rows, or a JSONL path.
+        mode: ``"rl"``: :func:`select_for_rl`; ``"sft"``: :func:`select_for_sft`.
+        band: ``rl``: the pass-rate band whole groups must fall in (default (0.2, 0.8)).
+        enforce_band: ``rl``: False reports the band without trimming to it (default True).
+        truncated: ``rl``: ``"drop"`` (default), ``"keep"`` (as ``overlong``) or
+            ``"penalize"`` (kept as failures, judged score under ``reward_before_penalty``).
+        endorsed: ``rl``: hack-scan features you endorse (not reported as suspicious).
+        max_asks: ``rl``: keep at most this many asks (whole groups, round-robin by fault kind).
+        select: ``sft``: ``"top_per_prompt"`` (default), ``"top_k_overall"`` or the
+            ``random_*`` chance controls.
+        min_reward: ``sft``: the lowest reward a kept completion may have (default 1.0).
+        k: ``sft``: how many rows the ``*_k_overall`` rules keep.
+        seed: ``sft``: the seed of the ``random_*`` rules (default 0).
+
+    Returns:
+        ``(rows, report)``: the kept rows and what was dropped and why.
+
+    Raises:
+        TypeError: an unknown keyword, or one that belongs to the other mode (the valid ones
+            are listed).
+        ValueError: an unknown ``mode``, ``truncated`` or ``select``, or a malformed band.
+
+    >>> optimize([], mode="sft", band=(0.1, 0.9))
+    Traceback (most recent call last):
+    ...
+    TypeError: optimize(mode='sft') does not take band; its keywords: select, min_reward, k, seed
     """
     if mode not in _OPT_KEYS:
         raise ValueError(f"mode must be 'rl' or 'sft', got {mode!r}")
-    unknown = sorted(set(kwargs) - set(_OPT_KEYS[mode]))
-    if unknown:
+    given: dict[str, Any] = {name: value for name, value in (
+        ("band", band), ("enforce_band", enforce_band), ("truncated", truncated),
+        ("endorsed", endorsed), ("max_asks", max_asks), ("select", select),
+        ("min_reward", min_reward), ("k", k), ("seed", seed)) if value is not None}
+    other = sorted(set(given) - set(_OPT_KEYS[mode]))
+    if other:
         raise TypeError(
-            f"optimize(mode={mode!r}) got unexpected keyword(s) {', '.join(unknown)}; "
-            f"valid: {', '.join(_OPT_KEYS[mode])}"
+            f"optimize(mode={mode!r}) does not take {', '.join(other)}; its keywords: "
+            f"{', '.join(_OPT_KEYS[mode])}"
         )
     rows = as_rows(data_or_rows, what="data_or_rows")
     if mode == "rl":
-        return select_for_rl(rows, **kwargs)
-    return select_for_sft(rows, **kwargs)
+        return select_for_rl(rows, **given)
+    return select_for_sft(rows, **given)

@@ -1,0 +1,180 @@
+"""The package's import graph has no circles, and the lower layers never import a stage.
+
+The graph is read from the source with ``ast`` (no imports run): every ``import`` and
+``from ... import`` anywhere in a module (inside functions too), every
+``importlib.import_module("whileai...")`` with a literal name, and the ``__init__`` of each
+package an import passes through (importing ``a.b.c`` runs ``a/b/__init__.py`` first).
+The root packages ``whileai`` and ``whileai.simulations`` re-export everything and are left out of
+that last rule; an import of a name they re-export still counts as an edge to them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "python"
+ROOTS = ("whileai", "whileai.simulations")
+STAGES = ("generate", "judge", "measure", "clean", "select", "export", "run", "ingest", "train")
+# The layer under the stages: the kernels, errors and settings, the model clients and embedders,
+# the row contract and its files.
+LOWER = ("whileai._pure", "whileai._backend", "whileai.errors", "whileai.config",
+         "whileai.context", "whileai.simulations.models", "whileai.simulations.schema",
+         "whileai.simulations.rows", "whileai.simulations.io", "whileai.simulations.rowsource",
+         "whileai.simulations.spec", "whileai.simulations.kwcheck",
+         "whileai.simulations.progress")
+UPPER = tuple(f"whileai.simulations.{stage}" for stage in STAGES)
+# Above the stages: what runs them (simulate and its engine, the result objects, the CLI).
+TOP = ("whileai.simulations.run", "whileai.simulations.simulation",
+       "whileai.simulations.from_traces", "whileai.simulations.data",
+       "whileai.simulations.verify", "whileai.cli", "whileai.commands")
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    """Dotted name -> (file, is a package) for every module under python/whileai."""
+    found = {}
+    for path in sorted((PACKAGE / "whileai").rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+MODULES = _modules()
+
+
+def _known(name: str) -> str | None:
+    """The longest module prefix of ``name`` (``a.b.func`` -> ``a.b``), or None."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _literal_import(node: ast.Call) -> str | None:
+    """``importlib.import_module("whileai.x")`` / ``__import__("whileai.x")``: the name."""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name not in ("import_module", "__import__") or not node.args:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
+            and arg.value.startswith("whileai"):
+        return arg.value
+    return None
+
+
+def _imports(module: str) -> set[str]:
+    """Every whileai module ``module`` imports, at any depth of its code."""
+    path, is_package = MODULES[module]
+    here = module if is_package else module.rpartition(".")[0]
+    targets: set[str | None] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(_known(a.name) for a in node.names if a.name.startswith("whileai"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")[: len(here.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            if source.startswith("whileai"):
+                for alias in node.names:  # `from pkg import submodule` imports the submodule
+                    full = f"{source}.{alias.name}"
+                    targets.add(full if full in MODULES else _known(source))
+        elif isinstance(node, ast.Call) and (name := _literal_import(node)):
+            stub = PACKAGE.joinpath(*name.split(".")).with_suffix(".pyi")
+            if name not in MODULES and stub.exists():  # the compiled core: no Python source
+                continue
+            targets.add(_known(name))
+    deps = {t for t in targets if t is not None}
+    for dep in list(deps):  # the packages an import passes through run first
+        parts = dep.split(".")
+        for i in range(1, len(parts)):
+            package = ".".join(parts[:i])
+            if package not in ROOTS and package in MODULES and not _within(module, package):
+                deps.add(package)
+    deps.discard(module)
+    return deps
+
+
+GRAPH = {module: _imports(module) for module in MODULES}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_graph_sees_the_imports_it_must() -> None:
+    """The reader is not blind: a known import, a function-level one and a package edge."""
+    assert "whileai.simulations.measure.stats" in GRAPH["whileai.simulations.clean.trace_flags"]
+    assert "whileai._backend" in GRAPH["whileai.simulations.generate.grid"]
+    assert "whileai.simulations.export" in GRAPH["whileai.simulations.run.grading"]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circles() -> None:
+    assert _cycles(GRAPH) == []
+
+
+@pytest.mark.parametrize("lower", LOWER)
+def test_lower_layers_import_no_stage(lower: str) -> None:
+    members = [m for m in GRAPH if _within(m, lower)]
+    assert members, f"{lower} is not in the package any more: update LOWER"
+    wrong = sorted(f"{m} -> {d}" for m in members for d in GRAPH[m]
+                   if any(_within(d, up) for up in UPPER + TOP) or d in ROOTS[1:])
+    assert wrong == []
+
+
+@pytest.mark.parametrize("stage", [s for s in UPPER if s not in TOP])
+def test_stages_import_nothing_that_runs_them(stage: str) -> None:
+    members = [m for m in GRAPH if _within(m, stage)]
+    assert members, f"{stage} is not in the package any more: update STAGES"
+    wrong = sorted(f"{m} -> {d}" for m in members for d in GRAPH[m]
+                   if any(_within(d, top) for top in TOP) or d in ROOTS[1:])
+    assert wrong == []
