@@ -56,3 +56,11 @@ def test_rows_from_otel_never_raises(source: Any) -> None:
         assert isinstance(row["prompt"], str)
         assert isinstance(row["steps"], list)
     json.dumps(list(load.rows))
+
+
+def test_an_infinite_timestamp_is_no_time() -> None:
+    span = {"traceId": "ab", "spanId": "01", "name": "chat m", "startTimeUnixNano": float("inf"),
+            "attributes": {"gen_ai.input.messages":
+                           '[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]'}}
+    (row,) = zps.rows_from_otel([span])
+    assert row["prompt"] == "hi"

@@ -158,7 +158,7 @@ def _time(raw: Any) -> int | None:
         return None
     try:
         value = int(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
         return None
     return value if value > 0 else None
 
