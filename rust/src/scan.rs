@@ -2,7 +2,9 @@
 //!
 //! Every float sum runs in the documented order (mixed groups by ascending id, rows ascending
 //! within a group, a row's entries in CSR order), so the results equal the pure backend's.
-//! Permutations are independent units (one stream each) and run in parallel.
+//! Permutations are independent units (one stream each) and run in parallel. With a
+//! [`Conjoin`] search, every permutation also repeats the caller's conjunction search on its
+//! shuffled reward, so the floor holds the chosen conjunctions to the same choice.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,33 @@ pub struct ScanInput<'a> {
 
 /// `(rho per feature, max |rho| per permutation, contributing rows per feature)`.
 pub type ScanOutput = (Vec<f64>, Vec<f64>, Vec<i64>);
+
+/// The conjunction search repeated under every permutation: the `top` columns of `columns`
+/// (distinct ids) with the largest non-zero |rho| against the shuffled reward are paired, and
+/// the AND of each pair (1.0 where both columns are non-zero) counts toward the maximum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Conjoin<'a> {
+    pub columns: &'a [i64],
+    pub top: usize,
+}
+
+/// Check the conjunction candidates: column ids in `[0, n_features)`, none repeated.
+pub fn check_conjoin(columns: &[i64], n_features: usize) -> Result<(), CoreError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, &j) in columns.iter().enumerate() {
+        if j < 0 || j as u64 >= n_features as u64 {
+            return Err(CoreError::Value(format!(
+                "conjoin[{k}] = {j} is outside [0, {n_features})"
+            )));
+        }
+        if !seen.insert(j) {
+            return Err(CoreError::Value(format!(
+                "conjoin[{k}] = {j} repeats an earlier column"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// Python's `min(1.0, max(-1.0, x))` (NaN-aware the way Python's builtins are).
 #[inline]
@@ -107,8 +136,10 @@ pub fn within_group_scan(
     input: &ScanInput<'_>,
     n_perm: usize,
     seed: u64,
+    search: &Conjoin<'_>,
 ) -> Result<ScanOutput, CoreError> {
     check_input(input)?;
+    check_conjoin(search.columns, input.n_features)?;
     let n_rows = input.groups.len();
 
     // Mixed groups, by ascending id, each with its rows ascending.
@@ -184,11 +215,20 @@ pub fn within_group_scan(
         support[j] = f.rows.len() as i64;
     }
 
-    let active: Vec<&Feature> = features.iter().filter(|f| f.denom > 0.0).collect();
+    let active: Vec<(usize, &Feature)> = features
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.denom > 0.0)
+        .collect();
+    let mut is_candidate = vec![false; input.n_features];
+    if search.top >= 2 {
+        for &j in search.columns {
+            is_candidate[j as usize] = true;
+        }
+    }
     // Permutations in blocks of LANES: lane l of a block accumulates permutation p's covariance
     // with exactly the scalar sequence of operations (same order, no fused multiply-add), so the
     // lanes only let the independent sums share one pass over the feature's rows.
-    const LANES: usize = 8;
     let mut floor = vec![0.0; n_perm];
     floor
         .par_chunks_mut(LANES)
@@ -211,24 +251,93 @@ pub fn within_group_scan(
                 }
             }
             let mut top = [0.0f64; LANES];
-            for f in &active {
-                let mut cov = [0.0f64; LANES];
-                for (&i, &c) in f.rows.iter().zip(&f.values) {
-                    let row = &lanes[i * LANES..i * LANES + LANES];
-                    for l in 0..LANES {
-                        cov[l] += c * row[l];
-                    }
-                }
+            let mut strong: [Vec<(f64, usize)>; LANES] = Default::default();
+            for &(j, f) in &active {
+                let cov = lane_covariances(f, &lanes);
                 for l in 0..width {
                     let value = clamp_unit(cov[l] / f.denom).abs();
                     if value > top[l] {
                         top[l] = value;
+                    }
+                    if is_candidate[j] && value > 0.0 {
+                        strong[l].push((value, j));
+                    }
+                }
+            }
+            if strong.iter().any(|s| s.len() >= 2) {
+                let pairs = chosen_pairs(&mut strong, search.top);
+                let mut scratch = vec![0.0f64; n_rows];
+                for ((a, b), lanes_of) in pairs {
+                    let col = and_column(&cells[a], &cells[b]);
+                    let f = feature_contributions(&col, &mixed, &group_of, var_r, &mut scratch);
+                    if f.denom <= 0.0 {
+                        continue;
+                    }
+                    let cov = lane_covariances(&f, &lanes);
+                    for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
+                        let value = clamp_unit(cov[l] / f.denom).abs();
+                        if value > top[l] {
+                            top[l] = value;
+                        }
                     }
                 }
             }
             slots.copy_from_slice(&top[..width]);
         });
     Ok((rho, floor, support))
+}
+
+const LANES: usize = 8;
+
+/// One feature's covariance with the shuffled reward of every lane (rows in order, no FMA).
+fn lane_covariances(f: &Feature, lanes: &[f64]) -> [f64; LANES] {
+    let mut cov = [0.0f64; LANES];
+    for (&i, &c) in f.rows.iter().zip(&f.values) {
+        let row = &lanes[i * LANES..i * LANES + LANES];
+        for l in 0..LANES {
+            cov[l] += c * row[l];
+        }
+    }
+    cov
+}
+
+/// Per lane, the `top` strongest candidates (|rho| descending, then column ascending); returns
+/// every pair of them once, keyed `(low column, high column)`, with a bit per lane that wants it.
+fn chosen_pairs(
+    strong: &mut [Vec<(f64, usize)>; LANES],
+    top: usize,
+) -> BTreeMap<(usize, usize), u16> {
+    let mut pairs = BTreeMap::new();
+    for (l, cands) in strong.iter_mut().enumerate() {
+        cands.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        cands.truncate(top);
+        for (x, &(_, a)) in cands.iter().enumerate() {
+            for &(_, b) in &cands[x + 1..] {
+                *pairs.entry((a.min(b), a.max(b))).or_insert(0u16) |= 1 << l;
+            }
+        }
+    }
+    pairs
+}
+
+/// The AND of two columns (rows ascending): 1.0 where both hold a non-zero value.
+fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    let (mut x, mut y) = (0, 0);
+    let mut out = Vec::new();
+    while x < a.len() && y < b.len() {
+        match a[x].0.cmp(&b[y].0) {
+            std::cmp::Ordering::Less => x += 1,
+            std::cmp::Ordering::Greater => y += 1,
+            std::cmp::Ordering::Equal => {
+                if a[x].1 != 0.0 && b[y].1 != 0.0 {
+                    out.push((a[x].0, 1.0));
+                }
+                x += 1;
+                y += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Centre one feature within every mixed group where it varies (groups in order).
@@ -296,7 +405,7 @@ mod tests {
             groups: &[0, 0, 1, 1],
             reward: &[1.0, 0.0, 0.0, 1.0],
         };
-        let (rho, floor, support) = within_group_scan(&input, 2, 0).unwrap();
+        let (rho, floor, support) = within_group_scan(&input, 2, 0, &Conjoin::default()).unwrap();
         assert_eq!(rho, vec![1.0]);
         assert_eq!(floor.len(), 2);
         assert_eq!(support, vec![4]);
@@ -312,7 +421,7 @@ mod tests {
             groups: &[0, 0],
             reward: &[1.0, 1.0],
         };
-        let (rho, floor, support) = within_group_scan(&input, 3, 0).unwrap();
+        let (rho, floor, support) = within_group_scan(&input, 3, 0, &Conjoin::default()).unwrap();
         assert_eq!((rho, floor, support), (vec![0.0], vec![0.0; 3], vec![0]));
     }
 
@@ -326,7 +435,7 @@ mod tests {
             groups: &[0],
             reward: &[1.0],
         };
-        let err = within_group_scan(&input, 0, 0).unwrap_err();
+        let err = within_group_scan(&input, 0, 0, &Conjoin::default()).unwrap_err();
         assert_eq!(err.to_string(), "indices[0] = 5 is outside [0, 2)");
     }
 }
