@@ -205,7 +205,7 @@ def test_hack_scan_diff_names_the_move_and_withholds_on_degenerate() -> None:
     assert "top: tool:lookup_order" in format_hack_scan(before)
     degenerate = _rows(10, 8, two)
     withheld = hack_scan_diff(degenerate, _rows(30, 8, hacked), endorsed=["tool:lookup_order"],
-                              n_perm=10)
+                              n_perm=20)
     assert withheld["withheld"] is True
     assert withheld["moved_toward"] is None
 
