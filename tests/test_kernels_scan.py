@@ -181,7 +181,7 @@ def test_conjunction_search_matches(
 
 def _with_and_columns(problem: tuple[Any, ...], pairs: list[tuple[int, int]]) -> tuple[Any, ...]:
     """The problem's matrix with one explicit AND column appended per pair."""
-    indptr, indices, values, n_features, *rest = problem
+    indptr, indices, _values, n_features, *rest = problem
     new_ptr, new_idx = array("q", [0]), array("q")
     for i in range(len(indptr) - 1):
         row = list(indices[indptr[i] : indptr[i + 1]])
@@ -210,7 +210,8 @@ def test_the_floor_repeats_the_conjunction_search(backend: ModuleType) -> None:
     some = backend.within_group_scan(*base, conjoin, 2)
     pairs = [(a, b) for x, a in enumerate(conjoin) for b in conjoin[x + 1 :]]
     wide = backend.within_group_scan(*_with_and_columns(base, pairs))
-    assert list(every[0]) == list(plain[0]) and list(every[2]) == list(plain[2])
+    assert list(every[0]) == list(plain[0])
+    assert list(every[2]) == list(plain[2])
     assert list(every[1]) == list(wide[1])
     assert all(p <= s <= e for p, s, e in zip(plain[1], some[1], every[1], strict=True))
     assert any(s > p for p, s in zip(plain[1], some[1], strict=True))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 from array import array
-from statistics import NormalDist
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 from whileai import _backend
