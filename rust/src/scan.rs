@@ -269,13 +269,17 @@ pub fn within_group_scan(
                 let mut scratch = vec![0.0f64; n_rows];
                 for ((a, b), lanes_of) in pairs {
                     let col = and_column(&cells[a], &cells[b]);
-                    let f = feature_contributions(&col, &mixed, &group_of, var_r, &mut scratch);
-                    if f.denom <= 0.0 {
+                    let groups = Groups {
+                        mixed: &mixed,
+                        group_of: &group_of,
+                        var_r,
+                    };
+                    let Some((denom, cov)) = and_covariances(&col, &groups, &lanes, &mut scratch)
+                    else {
                         continue;
-                    }
-                    let cov = lane_covariances(&f, &lanes);
+                    };
                     for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
-                        let value = clamp_unit(cov[l] / f.denom).abs();
+                        let value = clamp_unit(cov[l] / denom).abs();
                         if value > top[l] {
                             top[l] = value;
                         }
@@ -320,8 +324,8 @@ fn chosen_pairs(
     pairs
 }
 
-/// The AND of two columns (rows ascending): 1.0 where both hold a non-zero value.
-fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<(usize, f64)> {
+/// The rows (ascending) of the AND of two columns: where both hold a non-zero value.
+fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<usize> {
     let (mut x, mut y) = (0, 0);
     let mut out = Vec::new();
     while x < a.len() && y < b.len() {
@@ -330,7 +334,7 @@ fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<(usize, f64)> {
             std::cmp::Ordering::Greater => y += 1,
             std::cmp::Ordering::Equal => {
                 if a[x].1 != 0.0 && b[y].1 != 0.0 {
-                    out.push((a[x].0, 1.0));
+                    out.push(a[x].0);
                 }
                 x += 1;
                 y += 1;
@@ -338,6 +342,60 @@ fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<(usize, f64)> {
         }
     }
     out
+}
+
+/// The mixed groups (by position), each row's group position, and the reward's sum of squares.
+struct Groups<'a> {
+    mixed: &'a [Vec<usize>],
+    group_of: &'a [usize],
+    var_r: f64,
+}
+
+/// An AND column's `denom` and its covariance with every lane, or None when `denom` is 0.
+///
+/// The same floats as [`feature_contributions`] then [`lane_covariances`] on the column with
+/// value 1.0 on `rows`: the dense values are 0.0 and 1.0, so a group varies exactly when it
+/// holds some but not all of `rows`, its sequential sum is the exact count, and each centred
+/// value `c` is added to `var_x` and to the lanes in the same row order, in one pass and
+/// without storing the contributions.
+fn and_covariances(
+    rows: &[usize],
+    groups: &Groups<'_>,
+    lanes: &[f64],
+    scratch: &mut [f64],
+) -> Option<(f64, [f64; LANES])> {
+    let mut touched: Vec<usize> = rows.iter().map(|&i| groups.group_of[i]).collect();
+    touched.sort_unstable();
+    touched.dedup();
+    for &i in rows {
+        scratch[i] = 1.0;
+    }
+    let mut var_x = 0.0;
+    let mut cov = [0.0f64; LANES];
+    for &g in &touched {
+        let members = &groups.mixed[g];
+        let count = members.iter().filter(|&&i| scratch[i] != 0.0).count();
+        if count == members.len() {
+            continue;
+        }
+        let mean = sequential_mean(members.iter().map(|&i| scratch[i]));
+        for &i in members {
+            let c = scratch[i] - mean;
+            var_x += c * c;
+            let row = &lanes[i * LANES..i * LANES + LANES];
+            for l in 0..LANES {
+                cov[l] += c * row[l];
+            }
+        }
+    }
+    for &i in rows {
+        scratch[i] = 0.0;
+    }
+    if var_x > 0.0 && groups.var_r > 0.0 {
+        Some(((var_x * groups.var_r).sqrt(), cov))
+    } else {
+        None
+    }
 }
 
 /// Centre one feature within every mixed group where it varies (groups in order).
