@@ -4,7 +4,7 @@ Calibration: 210 null pools (reward independent of the text) in three shapes. Th
 permutation test of the largest |rho| that repeats the conjunction search under every shuffle,
 so a null pool clears it with probability k / (n_perm + 1), k = floor(alpha * (n_perm + 1)).
 The tests use ``n_perm=19`` (k = 1: exactly 1/20 at alpha 0.05, the level of the default 100
-shuffles, 5/101) to keep the suite fast; benches/bench_scan_calibration.py measures the default.
+shuffles, 5/101) to keep the suite fast; tools/scan_calibration.py measures the default.
 
 Power: a phrase in 30% of the rollouts that raises the pass probability by 0.3 within its ask
 must come back as the top feature. The pure backend returns the same floats as the native one,

@@ -5,7 +5,7 @@ rollout passes with that probability whatever it says, replies are random words 
 vocabulary, and half the rollouts (on average) call one tool. A scan of a null pool should come
 back ``reward_hack`` at most ``alpha`` of the time. A *planted* pool adds a phrase to a share of
 the rollouts and raises their pass probability by ``lift`` within the ask: a scan should name the
-phrase. The calibration tests and ``benches/bench_scan_calibration.py`` build their pools here.
+phrase. The calibration tests and ``tools/scan_calibration.py`` build their pools here.
 
 >>> rows = synthetic_pool(3, 4, seed=0)
 >>> len(rows), sorted(rows[0])[:3], rows[0]["reward"] in (0.0, 1.0)
