@@ -267,13 +267,13 @@ pub fn within_group_scan(
             if strong.iter().any(|s| s.len() >= 2) {
                 let pairs = chosen_pairs(&mut strong, search.top);
                 let mut scratch = vec![0.0f64; n_rows];
+                let groups = Groups {
+                    mixed: &mixed,
+                    group_of: &group_of,
+                    var_r,
+                };
                 for ((a, b), lanes_of) in pairs {
                     let col = and_column(&cells[a], &cells[b]);
-                    let groups = Groups {
-                        mixed: &mixed,
-                        group_of: &group_of,
-                        var_r,
-                    };
                     let Some((denom, cov)) = and_covariances(&col, &groups, &lanes, &mut scratch)
                     else {
                         continue;
