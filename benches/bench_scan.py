@@ -9,6 +9,8 @@ matrix product, and all permutations at once (within-group shuffles by argsort o
 permutations are independent units (stream ``(seed, p)`` each), so the pure time is
 ``t(0 perms) + (t(P) - t(0)) * perms / P`` with ``P = --pure-perms`` (the note says so; the first
 ``P`` floor values are checked equal to the native ones). Targets: speedup >= 50, numpy >= 1.
+A second line, ``scan_conjoin``, adds hack_scan's conjunction search to every permutation (the
+195 binary columns as ``conjoin``, ``top=12``); it has no numpy peer.
 
     .venv/bin/python benches/bench_scan.py [--quick] [--pure-perms 10] [--repeats 3]
 """
@@ -103,6 +105,16 @@ def main() -> None:
     header(["numpy"])
     note = f"pure = t(0) + (t({args.pure_perms}) - t(0)) x {perms / args.pure_perms:g}"
     line("scan", f"{asks * k}x{features}x{perms}", python_s, rust_s, [peer_s], note)
+    search = (list(range(5, features)), 12)
+    rust_s, out = best_of(
+        lambda: native.within_group_scan(*inputs, perms, 0, *search), args.repeats
+    )
+    part_s, expected = best_of(
+        lambda: pure.within_group_scan(*inputs, args.pure_perms, 0, *search), 1
+    )
+    agree([out[0], out[1][: args.pure_perms], out[2]], expected, "within_group_scan (conjoin)")
+    python_s = base_s + (part_s - base_s) * perms / args.pure_perms
+    line("scan_conjoin", f"{asks * k}x{features}x{perms}", python_s, rust_s, [None], note)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ MODULES = [
     "whileai._pure.ngram",
     "whileai._pure.scan",
     *(f"whileai.simulations.clean.{name}" for name in (
-        "decontam", "decontam_index", "leakage", "hack_features", "hack_matrix", "hack_scan",
-        "hack_report", "style", "trace_flags", "grounding", "leak", "markers",
+        "decontam", "decontam_index", "leakage", "hack_features", "hack_matrix", "hack_pools",
+        "hack_scan", "hack_report", "style", "trace_flags", "grounding", "leak", "markers",
     )),
     *(f"whileai.simulations.select.{name}" for name in ("hygiene", "optimize", "pairs", "gate")),
     "whileai.simulations.measure.holdout",

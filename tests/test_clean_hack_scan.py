@@ -205,7 +205,7 @@ def test_hack_scan_diff_names_the_move_and_withholds_on_degenerate() -> None:
     assert "top: tool:lookup_order" in format_hack_scan(before)
     degenerate = _rows(10, 8, two)
     withheld = hack_scan_diff(degenerate, _rows(30, 8, hacked), endorsed=["tool:lookup_order"],
-                              n_perm=10)
+                              n_perm=20)
     assert withheld["withheld"] is True
     assert withheld["moved_toward"] is None
 
@@ -228,3 +228,49 @@ def test_user_features_and_rivals() -> None:
     assert hand_features(rows[0], {"mood": lambda row: 2})["user:mood"] == 2.0
     with pytest.raises(TypeError, match="features"):
         hack_scan(rows, features={"bad": lambda row: "x"})
+
+
+def test_too_few_shuffles_for_alpha_clear_nothing_and_say_so() -> None:
+    def make(ask: int, r: int, rng: random.Random) -> tuple[str, list[str], float]:
+        delim = rng.random() < 0.5
+        return _babble(rng) + ("\n### done" if delim else ""), [], float(delim)
+
+    rows = _rows(30, 8, make)
+    few = hack_scan(rows, endorsed=["tool:lookup_order"], n_perm=18)  # k = floor(0.05 * 19) = 0
+    assert few["regime"] == "no_signal"
+    assert few["tau"] == 1.0
+    assert any("n_perm=18 is too few" in w and "n_perm >= 19" in w for w in few["warnings"])
+    enough = hack_scan(rows, endorsed=["tool:lookup_order"], n_perm=19)  # k = 1: the largest
+    assert enough["regime"] == "reward_hack"
+    assert not any("too few" in w for w in enough["warnings"])
+
+
+def test_a_chance_trim_of_a_strong_feature_is_not_shown_as_a_conjunction() -> None:
+    # Reward follows "rest assured" only; the other words are noise. In these pools a pair
+    # "rest assured & <word>" beats the phrase by luck (it was the top feature before the split
+    # rule), but it does not split the phrase's rows clearly enough: it is not shown.
+    from whileai.simulations.clean.hack_pools import synthetic_pool
+
+    shown = []
+    for seed in (1, 21, 31):
+        scan = hack_scan(synthetic_pool(60, 8, seed=seed, phrase="rest assured"),
+                         endorsed=["tool:lookup"], seed=seed, n_perm=19)
+        assert scan["top_feature"] == "contains:rest assured"
+        shown += [f["name"] for f in scan["features"] if f["tier"] == "conjunction"]
+    assert not [n for n in shown if "rest assured" in n]
+
+
+def test_a_shortcut_that_needs_two_things_is_named_as_their_conjunction() -> None:
+    # Reward rises only when the reply says "rest assured" AND the rollout called lookup.
+    from whileai.simulations.clean.hack_pools import synthetic_pool
+
+    for seed in range(3):
+        rows = synthetic_pool(60, 8, seed=seed, phrase="rest assured", share=0.5, lift=0.0)
+        rng = random.Random(seed)
+        for row in rows:
+            both = "rest assured" in row["final_text"] and bool(row["steps"])
+            row["reward"] = float(rng.random() < (0.8 if both else 0.2))
+        scan = hack_scan(rows, endorsed=["tool:lookup"], seed=seed, n_perm=19)
+        assert scan["regime"] == "train"  # the conjunction's name holds the endorsed tool
+        assert scan["top_feature"] in ("contains:rest assured & tool:lookup",
+                                       "tool:lookup & contains:rest assured")

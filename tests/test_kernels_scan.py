@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import struct
 from array import array
 from collections.abc import Callable
@@ -42,6 +43,7 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
     reward = draw(st.lists(rewards, min_size=n_rows, max_size=n_rows))
     n_perm = draw(st.integers(0, 8))
     seed = draw(st.integers(-(2**70), 2**70))
+    conjoin = draw(st.permutations(range(n_features)))[: draw(st.integers(0, n_features))]
     return (
         array("q", indptr),
         array("q", indices),
@@ -51,6 +53,8 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
         array("d", reward),
         n_perm,
         seed,
+        array("q", conjoin),
+        draw(st.integers(0, 4)),
     )
 
 
@@ -78,7 +82,7 @@ def test_scan_matches(
 
 
 @SETTINGS
-@given(problem=problems(), which=st.integers(0, 7), junk=st.sampled_from([-1, 99, 0.5, True]))
+@given(problem=problems(), which=st.integers(0, 9), junk=st.sampled_from([-1, 99, 0.5, True]))
 def test_broken_input_raises_the_same_error(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...], which: int, junk: Any
 ) -> None:
@@ -143,3 +147,84 @@ def test_golden_vectors(backend: ModuleType) -> None:
         assert [struct.unpack("<Q", struct.pack("<d", x))[0] for x in rho] == case["rho"]
         assert [struct.unpack("<Q", struct.pack("<d", x))[0] for x in floor] == case["floor"]
         assert list(support) == case["support"]
+
+
+@st.composite
+def binary_problems(draw: st.DrawFn) -> tuple[Any, ...]:
+    """Binary features over a few asks: the shape whose pairs the conjunction search ANDs."""
+    n_features = draw(st.integers(2, 7))
+    n_rows = draw(st.integers(4, 40))
+    density = draw(st.lists(st.floats(0.1, 0.9), min_size=n_features, max_size=n_features))
+    picks = draw(st.lists(st.floats(0.0, 1.0), min_size=n_rows * n_features,
+                          max_size=n_rows * n_features))
+    indptr, indices = [0], []
+    for i in range(n_rows):
+        indices.extend(j for j in range(n_features) if picks[i * n_features + j] < density[j])
+        indptr.append(len(indices))
+    groups = sorted(draw(st.lists(st.integers(0, 5), min_size=n_rows, max_size=n_rows)))
+    reward = draw(st.lists(st.sampled_from([0.0, 1.0, 0.5]), min_size=n_rows, max_size=n_rows))
+    conjoin = draw(st.permutations(range(n_features)))[: draw(st.integers(2, n_features))]
+    return (
+        array("q", indptr), array("q", indices), array("d", [1.0] * len(indices)), n_features,
+        array("q", groups), array("d", reward), draw(st.integers(1, 20)),
+        draw(st.integers(0, 2**64 - 1)), array("q", conjoin), draw(st.integers(0, 6)),
+    )
+
+
+@SETTINGS
+@given(problem=binary_problems())
+def test_conjunction_search_matches(
+    both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
+) -> None:
+    same(both_backends, *problem)
+
+
+def _with_and_columns(problem: tuple[Any, ...], pairs: list[tuple[int, int]]) -> tuple[Any, ...]:
+    """The problem's matrix with one explicit AND column appended per pair."""
+    indptr, indices, _values, n_features, *rest = problem
+    new_ptr, new_idx = array("q", [0]), array("q")
+    for i in range(len(indptr) - 1):
+        row = list(indices[indptr[i] : indptr[i + 1]])
+        row += [n_features + k for k, (a, b) in enumerate(pairs) if a in row and b in row]
+        new_idx.extend(row)
+        new_ptr.append(len(new_idx))
+    return (new_ptr, new_idx, array("d", [1.0] * len(new_idx)), n_features + len(pairs), *rest)
+
+
+def test_the_floor_repeats_the_conjunction_search(backend: ModuleType) -> None:
+    # 40 asks x 6 rows, 6 binary features: the floor with the search lies between the plain
+    # floor and the floor over every pair's AND column, and equals the latter when every
+    # candidate is paired (top >= candidates; no candidate has rho exactly 0 here).
+    rng = random.Random(5)
+    n_features, asks, k = 6, 40, 6
+    indptr, indices = array("q", [0]), array("q")
+    for _ in range(asks * k):
+        indices.extend(j for j in range(n_features) if rng.random() < 0.5)
+        indptr.append(len(indices))
+    groups = array("q", [a for a in range(asks) for _ in range(k)])
+    reward = array("d", [float(rng.random() < 0.5) for _ in range(asks * k)])
+    base = (indptr, indices, array("d", [1.0] * len(indices)), n_features, groups, reward, 30, 7)
+    conjoin = [0, 2, 3, 5]
+    plain = backend.within_group_scan(*base)
+    every = backend.within_group_scan(*base, conjoin, 4)
+    some = backend.within_group_scan(*base, conjoin, 2)
+    pairs = [(a, b) for x, a in enumerate(conjoin) for b in conjoin[x + 1 :]]
+    wide = backend.within_group_scan(*_with_and_columns(base, pairs))
+    assert list(every[0]) == list(plain[0])
+    assert list(every[2]) == list(plain[2])
+    assert list(every[1]) == list(wide[1])
+    assert all(p <= s <= e for p, s, e in zip(plain[1], some[1], every[1], strict=True))
+    assert any(s > p for p, s in zip(plain[1], some[1], strict=True))
+    assert list(backend.within_group_scan(*base, conjoin, 1)[1]) == list(plain[1])
+
+
+def test_conjoin_errors_name_the_column(backend: ModuleType) -> None:
+    ok = ([0, 1, 1], [0], [1.0], 2, [0, 0], [1.0, 0.0], 1, 0)
+    with pytest.raises(ValueError, match=r"conjoin\[1\] = 2 is outside \[0, 2\)"):
+        backend.within_group_scan(*ok, [0, 2])
+    with pytest.raises(ValueError, match=r"conjoin\[1\] = 0 repeats an earlier column"):
+        backend.within_group_scan(*ok, [0, 0], 2)
+    with pytest.raises(TypeError, match="top must be an int, got float"):
+        backend.within_group_scan(*ok, [0, 1], 2.0)
+    with pytest.raises(ValueError, match="top must be at least 0, got -1"):
+        backend.within_group_scan(*ok, [0, 1], -1)

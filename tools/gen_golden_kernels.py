@@ -55,7 +55,7 @@ def resample_cases() -> list[dict[str, Any]]:
 
 def scan_cases() -> list[dict[str, Any]]:
     """Small CSR problems: mixed and uniform groups, duplicate columns, constant features."""
-    problems = [
+    problems: list[tuple[Any, ...]] = [
         # (indptr, indices, values, n_features, groups, reward, n_perm, seed)
         ([0, 1, 1, 1, 2], [0, 0], [1.0, 1.0], 1, [0, 0, 1, 1], [1.0, 0.0, 0.0, 1.0], 5, 0),
         (
@@ -70,6 +70,18 @@ def scan_cases() -> list[dict[str, Any]]:
         ),
         ([0, 1, 2, 3], [0, 0, 0], [1.0, 1.0, 1.0], 2, [0, 0, 0], [1.0, 1.0, 1.0], 3, 9),
     ]
+    # With a conjunction search (conjoin, top): binary features over three asks of five rows.
+    rows = [[0, 1], [0], [1, 2], [0, 1, 2], [], [2], [0, 2], [1], [0, 1, 2], [1, 2],
+            [0], [0, 1], [2], [1, 2], [0, 1]]
+    indptr = [0]
+    for r in rows:
+        indptr.append(indptr[-1] + len(r))
+    flat = [j for r in rows for j in r]
+    groups = [0] * 5 + [1] * 5 + [2] * 5
+    reward = [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.5, 1.0, 0.0, 0.0, 1.0]
+    for conjoin, top, seed in (([0, 1, 2], 3, 3), ([2, 0], 2, MASK64), ([1, 2, 0], 2, 11)):
+        csr = (indptr, flat, [1.0] * len(flat), 3, groups, reward, 16, seed)
+        problems.append((*csr, conjoin, top))
     cases = []
     for p in problems:
         rho, floor, support = scan.within_group_scan(*p)

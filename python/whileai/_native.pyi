@@ -62,6 +62,8 @@ def within_group_scan(
     reward: Sequence[float],
     n_perm: int = 0,
     seed: int = 0,
+    conjoin: Sequence[int] = (),
+    top: int = 0,
 ) -> tuple[array[float], array[float], array[int]]: ...
 
 @final

@@ -89,10 +89,15 @@ fn bound_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 
 /// A count: an int >= 0.
 fn count_arg(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
-    require_int(obj, "count")?;
+    named_count_arg(obj, "count")
+}
+
+/// A count named in its errors: `TypeError("<what> must be an int, ...")`, `ValueError(...)`.
+fn named_count_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
+    require_int(obj, what)?;
     if obj.lt(0)? {
         return Err(PyValueError::new_err(format!(
-            "count must be at least 0, got {}",
+            "{what} must be at least 0, got {}",
             formatted(obj)?
         )));
     }
@@ -496,11 +501,11 @@ fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
 }
 
 /// The within-group correlation scan: `(rho, floor, support)` as `array('d')`, `array('d')`,
-/// `array('q')`.
+/// `array('q')`; with `conjoin` and `top`, each permutation repeats the conjunction search.
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (indptr, indices, values, n_features, groups, reward, n_perm = default_int(0), seed = default_int(0)),
-       text_signature = "(indptr, indices, values, n_features, groups, reward, n_perm=0, seed=0)")]
+#[pyo3(signature = (indptr, indices, values, n_features, groups, reward, n_perm = default_int(0), seed = default_int(0), conjoin = default_empty_tuple(), top = default_int(0)),
+       text_signature = "(indptr, indices, values, n_features, groups, reward, n_perm=0, seed=0, conjoin=(), top=0)")]
 fn within_group_scan<'py>(
     py: Python<'py>,
     indptr: &Bound<'py, PyAny>,
@@ -511,6 +516,8 @@ fn within_group_scan<'py>(
     reward: &Bound<'py, PyAny>,
     n_perm: Py<PyAny>,
     seed: Py<PyAny>,
+    conjoin: Py<PyAny>,
+    top: Py<PyAny>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let features_ok = !n_features.is_instance_of::<PyBool>()
         && n_features.is_instance_of::<PyInt>()
@@ -539,8 +546,15 @@ fn within_group_scan<'py>(
     crate::scan::check_input(&input)?;
     let n_perm = count_arg(n_perm.bind(py))?;
     let seed = seed_arg(seed.bind(py), "seed")?;
+    let conjoin = int_buffer(conjoin.bind(py))?;
+    crate::scan::check_conjoin(&conjoin, n_features)?;
+    let top = named_count_arg(top.bind(py), "top")?;
+    let search = crate::scan::Conjoin {
+        columns: &conjoin,
+        top,
+    };
     let (rho, floor, support) =
-        py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed))?;
+        py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed, &search))?;
     Ok((
         new_array(py, "d", &rho)?,
         new_array(py, "d", &floor)?,

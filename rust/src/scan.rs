@@ -2,7 +2,9 @@
 //!
 //! Every float sum runs in the documented order (mixed groups by ascending id, rows ascending
 //! within a group, a row's entries in CSR order), so the results equal the pure backend's.
-//! Permutations are independent units (one stream each) and run in parallel.
+//! Permutations are independent units (one stream each) and run in parallel. With a
+//! [`Conjoin`] search, every permutation also repeats the caller's conjunction search on its
+//! shuffled reward, so the floor holds the chosen conjunctions to the same choice.
 
 use std::collections::BTreeMap;
 
@@ -23,6 +25,33 @@ pub struct ScanInput<'a> {
 
 /// `(rho per feature, max |rho| per permutation, contributing rows per feature)`.
 pub type ScanOutput = (Vec<f64>, Vec<f64>, Vec<i64>);
+
+/// The conjunction search repeated under every permutation: the `top` columns of `columns`
+/// (distinct ids) with the largest non-zero |rho| against the shuffled reward are paired, and
+/// the AND of each pair (1.0 where both columns are non-zero) counts toward the maximum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Conjoin<'a> {
+    pub columns: &'a [i64],
+    pub top: usize,
+}
+
+/// Check the conjunction candidates: column ids in `[0, n_features)`, none repeated.
+pub fn check_conjoin(columns: &[i64], n_features: usize) -> Result<(), CoreError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, &j) in columns.iter().enumerate() {
+        if j < 0 || j as u64 >= n_features as u64 {
+            return Err(CoreError::Value(format!(
+                "conjoin[{k}] = {j} is outside [0, {n_features})"
+            )));
+        }
+        if !seen.insert(j) {
+            return Err(CoreError::Value(format!(
+                "conjoin[{k}] = {j} repeats an earlier column"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// Python's `min(1.0, max(-1.0, x))` (NaN-aware the way Python's builtins are).
 #[inline]
@@ -107,8 +136,10 @@ pub fn within_group_scan(
     input: &ScanInput<'_>,
     n_perm: usize,
     seed: u64,
+    search: &Conjoin<'_>,
 ) -> Result<ScanOutput, CoreError> {
     check_input(input)?;
+    check_conjoin(search.columns, input.n_features)?;
     let n_rows = input.groups.len();
 
     // Mixed groups, by ascending id, each with its rows ascending.
@@ -184,11 +215,20 @@ pub fn within_group_scan(
         support[j] = f.rows.len() as i64;
     }
 
-    let active: Vec<&Feature> = features.iter().filter(|f| f.denom > 0.0).collect();
+    let active: Vec<(usize, &Feature)> = features
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.denom > 0.0)
+        .collect();
+    let mut is_candidate = vec![false; input.n_features];
+    if search.top >= 2 {
+        for &j in search.columns {
+            is_candidate[j as usize] = true;
+        }
+    }
     // Permutations in blocks of LANES: lane l of a block accumulates permutation p's covariance
     // with exactly the scalar sequence of operations (same order, no fused multiply-add), so the
     // lanes only let the independent sums share one pass over the feature's rows.
-    const LANES: usize = 8;
     let mut floor = vec![0.0; n_perm];
     floor
         .par_chunks_mut(LANES)
@@ -211,24 +251,151 @@ pub fn within_group_scan(
                 }
             }
             let mut top = [0.0f64; LANES];
-            for f in &active {
-                let mut cov = [0.0f64; LANES];
-                for (&i, &c) in f.rows.iter().zip(&f.values) {
-                    let row = &lanes[i * LANES..i * LANES + LANES];
-                    for l in 0..LANES {
-                        cov[l] += c * row[l];
-                    }
-                }
+            let mut strong: [Vec<(f64, usize)>; LANES] = Default::default();
+            for &(j, f) in &active {
+                let cov = lane_covariances(f, &lanes);
                 for l in 0..width {
                     let value = clamp_unit(cov[l] / f.denom).abs();
                     if value > top[l] {
                         top[l] = value;
+                    }
+                    if is_candidate[j] && value > 0.0 {
+                        strong[l].push((value, j));
+                    }
+                }
+            }
+            if strong.iter().any(|s| s.len() >= 2) {
+                let pairs = chosen_pairs(&mut strong, search.top);
+                let mut scratch = vec![0.0f64; n_rows];
+                let groups = Groups {
+                    mixed: &mixed,
+                    group_of: &group_of,
+                    var_r,
+                };
+                for ((a, b), lanes_of) in pairs {
+                    let col = and_column(&cells[a], &cells[b]);
+                    let Some((denom, cov)) = and_covariances(&col, &groups, &lanes, &mut scratch)
+                    else {
+                        continue;
+                    };
+                    for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
+                        let value = clamp_unit(cov[l] / denom).abs();
+                        if value > top[l] {
+                            top[l] = value;
+                        }
                     }
                 }
             }
             slots.copy_from_slice(&top[..width]);
         });
     Ok((rho, floor, support))
+}
+
+const LANES: usize = 8;
+
+/// One feature's covariance with the shuffled reward of every lane (rows in order, no FMA).
+fn lane_covariances(f: &Feature, lanes: &[f64]) -> [f64; LANES] {
+    let mut cov = [0.0f64; LANES];
+    for (&i, &c) in f.rows.iter().zip(&f.values) {
+        let row = &lanes[i * LANES..i * LANES + LANES];
+        for l in 0..LANES {
+            cov[l] += c * row[l];
+        }
+    }
+    cov
+}
+
+/// Per lane, the `top` strongest candidates (|rho| descending, then column ascending); returns
+/// every pair of them once, keyed `(low column, high column)`, with a bit per lane that wants it.
+fn chosen_pairs(
+    strong: &mut [Vec<(f64, usize)>; LANES],
+    top: usize,
+) -> BTreeMap<(usize, usize), u16> {
+    let mut pairs = BTreeMap::new();
+    for (l, cands) in strong.iter_mut().enumerate() {
+        cands.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        cands.truncate(top);
+        for (x, &(_, a)) in cands.iter().enumerate() {
+            for &(_, b) in &cands[x + 1..] {
+                *pairs.entry((a.min(b), a.max(b))).or_insert(0u16) |= 1 << l;
+            }
+        }
+    }
+    pairs
+}
+
+/// The rows (ascending) of the AND of two columns: where both hold a non-zero value.
+fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<usize> {
+    let (mut x, mut y) = (0, 0);
+    let mut out = Vec::new();
+    while x < a.len() && y < b.len() {
+        match a[x].0.cmp(&b[y].0) {
+            std::cmp::Ordering::Less => x += 1,
+            std::cmp::Ordering::Greater => y += 1,
+            std::cmp::Ordering::Equal => {
+                if a[x].1 != 0.0 && b[y].1 != 0.0 {
+                    out.push(a[x].0);
+                }
+                x += 1;
+                y += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The mixed groups (by position), each row's group position, and the reward's sum of squares.
+struct Groups<'a> {
+    mixed: &'a [Vec<usize>],
+    group_of: &'a [usize],
+    var_r: f64,
+}
+
+/// An AND column's `denom` and its covariance with every lane, or None when `denom` is 0.
+///
+/// The same floats as [`feature_contributions`] then [`lane_covariances`] on the column with
+/// value 1.0 on `rows`: the dense values are 0.0 and 1.0, so a group varies exactly when it
+/// holds some but not all of `rows`, its sequential sum is the exact count, and each centred
+/// value `c` is added to `var_x` and to the lanes in the same row order, in one pass and
+/// without storing the contributions.
+fn and_covariances(
+    rows: &[usize],
+    groups: &Groups<'_>,
+    lanes: &[f64],
+    scratch: &mut [f64],
+) -> Option<(f64, [f64; LANES])> {
+    let mut touched: Vec<usize> = rows.iter().map(|&i| groups.group_of[i]).collect();
+    touched.sort_unstable();
+    touched.dedup();
+    for &i in rows {
+        scratch[i] = 1.0;
+    }
+    let mut var_x = 0.0;
+    let mut cov = [0.0f64; LANES];
+    for &g in &touched {
+        let members = &groups.mixed[g];
+        let count = members.iter().filter(|&&i| scratch[i] != 0.0).count();
+        if count == members.len() {
+            continue;
+        }
+        let mean = sequential_mean(members.iter().map(|&i| scratch[i]));
+        for &i in members {
+            let c = scratch[i] - mean;
+            var_x += c * c;
+            let row = &lanes[i * LANES..i * LANES + LANES];
+            for l in 0..LANES {
+                cov[l] += c * row[l];
+            }
+        }
+    }
+    for &i in rows {
+        scratch[i] = 0.0;
+    }
+    if var_x > 0.0 && groups.var_r > 0.0 {
+        Some(((var_x * groups.var_r).sqrt(), cov))
+    } else {
+        None
+    }
 }
 
 /// Centre one feature within every mixed group where it varies (groups in order).
@@ -296,7 +463,7 @@ mod tests {
             groups: &[0, 0, 1, 1],
             reward: &[1.0, 0.0, 0.0, 1.0],
         };
-        let (rho, floor, support) = within_group_scan(&input, 2, 0).unwrap();
+        let (rho, floor, support) = within_group_scan(&input, 2, 0, &Conjoin::default()).unwrap();
         assert_eq!(rho, vec![1.0]);
         assert_eq!(floor.len(), 2);
         assert_eq!(support, vec![4]);
@@ -312,7 +479,7 @@ mod tests {
             groups: &[0, 0],
             reward: &[1.0, 1.0],
         };
-        let (rho, floor, support) = within_group_scan(&input, 3, 0).unwrap();
+        let (rho, floor, support) = within_group_scan(&input, 3, 0, &Conjoin::default()).unwrap();
         assert_eq!((rho, floor, support), (vec![0.0], vec![0.0; 3], vec![0]));
     }
 
@@ -326,7 +493,7 @@ mod tests {
             groups: &[0],
             reward: &[1.0],
         };
-        let err = within_group_scan(&input, 0, 0).unwrap_err();
+        let err = within_group_scan(&input, 0, 0, &Conjoin::default()).unwrap_err();
         assert_eq!(err.to_string(), "indices[0] = 5 is outside [0, 2)");
     }
 }

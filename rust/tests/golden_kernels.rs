@@ -97,8 +97,19 @@ fn scan_matches_the_pure_backend() {
             groups: &groups,
             reward: &reward,
         };
-        let (rho, floor, support) =
-            scan::within_group_scan(&input, a[6].as_u64().unwrap() as usize, seed(&a[7])).unwrap();
+        // Cases with a conjunction search carry two more arguments: `conjoin` and `top`.
+        let columns = a.get(8).map(ints).unwrap_or_default();
+        let search = scan::Conjoin {
+            columns: &columns,
+            top: a.get(9).map_or(0, |t| t.as_u64().unwrap() as usize),
+        };
+        let (rho, floor, support) = scan::within_group_scan(
+            &input,
+            a[6].as_u64().unwrap() as usize,
+            seed(&a[7]),
+            &search,
+        )
+        .unwrap();
         assert_eq!(to_bits(&rho), bits(&case["rho"]));
         assert_eq!(to_bits(&floor), bits(&case["floor"]));
         assert_eq!(support, ints(&case["support"]));

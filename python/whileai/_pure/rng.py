@@ -51,12 +51,12 @@ def check_bound(bound: object) -> int:
     return bound
 
 
-def check_count(count: object) -> int:
+def check_count(count: object, what: str = "count") -> int:
     """Return ``count`` if it is an int >= 0, else raise the error both backends raise."""
     if isinstance(count, bool) or not isinstance(count, int):
-        raise TypeError(f"count must be an int, got {type(count).__name__}")
+        raise TypeError(f"{what} must be an int, got {type(count).__name__}")
     if count < 0:
-        raise ValueError(f"count must be at least 0, got {count}")
+        raise ValueError(f"{what} must be at least 0, got {count}")
     return count
 
 

@@ -6,7 +6,10 @@ rewards are not all equal) take part: a grouped update learns nothing from the o
 each mixed group the reward and every feature are centred on the group mean; a feature's
 correlation is the Pearson correlation of the centred values over the mixed groups. The noise
 floor shuffles the centred reward within each mixed group (Fisher-Yates, one splitmix64 stream
-per permutation) and records the largest |rho| over all features for each permutation.
+per permutation) and records the largest |rho| over all features for each permutation; with
+``conjoin`` and ``top`` it also repeats the caller's conjunction search on every shuffle (the
+ANDs of the ``top`` strongest candidate columns, two at a time), so a feature chosen *because*
+it correlates is held to a floor that made the same choice.
 
 Every sum runs in one documented order (groups ascending, rows ascending within a group), so a
 port that follows the same order returns the same floats.
@@ -70,6 +73,47 @@ def _mean(values: Sequence[float]) -> float:
     return total / len(values)
 
 
+def _check_conjoin(conjoin: Sequence[int], n_features: int) -> array[int]:
+    columns = array("q", conjoin)  # the TypeError / OverflowError of the native reader
+    seen: set[int] = set()
+    for k, j in enumerate(columns):
+        if not 0 <= j < n_features:
+            raise ValueError(f"conjoin[{k}] = {j} is outside [0, {n_features})")
+        if j in seen:
+            raise ValueError(f"conjoin[{k}] = {j} repeats an earlier column")
+        seen.add(j)
+    return columns
+
+
+def _contributions(
+    col: dict[int, float], mixed: list[list[int]], group_of: list[int]
+) -> tuple[list[int], list[float], float]:
+    """Centre one column within every mixed group where it varies: (rows, values, var_x)."""
+    rows_j: list[int] = []
+    vals_j: list[float] = []
+    # Only groups holding an entry can vary: elsewhere every value is 0.0.
+    for g in sorted({group_of[i] for i in col}):
+        rows = mixed[g]
+        dense = [col.get(i, 0.0) for i in rows]
+        first = dense[0]
+        if all(v == first for v in dense):
+            continue
+        mean = _mean(dense)
+        rows_j.extend(rows)
+        vals_j.extend(v - mean for v in dense)
+    var_x = 0.0
+    for c in vals_j:
+        var_x += c * c
+    return rows_j, vals_j, var_x
+
+
+def _abs_rho(rows: list[int], vals: list[float], denom: float, reward: list[float]) -> float:
+    cov = 0.0
+    for i, c in zip(rows, vals, strict=True):
+        cov += c * reward[i]
+    return abs(min(1.0, max(-1.0, cov / denom)))
+
+
 def within_group_scan(
     indptr: Sequence[int],
     indices: Sequence[int],
@@ -79,14 +123,21 @@ def within_group_scan(
     reward: Sequence[float],
     n_perm: int = 0,
     seed: int = 0,
+    conjoin: Sequence[int] = (),
+    top: int = 0,
 ) -> tuple[array[float], array[float], array[int]]:
     """Return (rho per feature, max |rho| per permutation, rows per feature where it varies).
 
-    Duplicate column indices within one row are added together.
+    Duplicate column indices within one row are added together. With ``conjoin`` (distinct
+    column ids) and ``top >= 2``, each permutation also repeats the conjunction search on its
+    shuffled reward: the ``top`` columns of ``conjoin`` with the largest non-zero |rho| are
+    paired, and the AND of every pair (1.0 where both are non-zero) counts toward the maximum.
     """
     _check_inputs(indptr, indices, values, n_features, groups, reward)
     n_perm = check_count(n_perm)
     seed = check_seed(seed)
+    candidates = _check_conjoin(conjoin, n_features)
+    top = check_count(top, "top")
     n_rows = len(groups)
     n_groups = max(groups) + 1 if n_rows else 0
     members: list[list[int]] = [[] for _ in range(n_groups)]
@@ -111,49 +162,55 @@ def within_group_scan(
             var_r += centred[i] * centred[i]
 
     # Per feature and row, the summed value (only rows of mixed groups matter).
-    in_mixed = [False] * n_rows
-    for rows in mixed:
+    group_of = [-1] * n_rows
+    for g, rows in enumerate(mixed):
         for i in rows:
-            in_mixed[i] = True
+            group_of[i] = g
     cells: list[dict[int, float]] = [{} for _ in range(n_features)]
     for i in range(n_rows):
-        if in_mixed[i]:
+        if group_of[i] >= 0:
             for k in range(indptr[i], indptr[i + 1]):
                 col = cells[indices[k]]
                 col[i] = col.get(i, 0.0) + float(values[k])
 
     # Centred contributions per feature: (row ids, centred values) over groups where it varies.
-    contrib_rows: list[list[int]] = []
-    contrib_vals: list[list[float]] = []
+    contrib: list[tuple[list[int], list[float]]] = []
     denominators: list[float] = []
     rho = array("d", [0.0] * n_features)
     support = array("q", [0] * n_features)
     for j in range(n_features):
-        col = cells[j]
-        rows_j: list[int] = []
-        vals_j: list[float] = []
-        if col:
-            for rows in mixed:
-                dense = [col.get(i, 0.0) for i in rows]
-                if all(v == dense[0] for v in dense):
-                    continue
-                mean = _mean(dense)
-                rows_j.extend(rows)
-                vals_j.extend(v - mean for v in dense)
-        var_x = 0.0
+        rows_j, vals_j, var_x = _contributions(cells[j], mixed, group_of)
         cov = 0.0
         for i, c in zip(rows_j, vals_j, strict=True):
-            var_x += c * c
             cov += c * centred[i]
         denom = math.sqrt(var_x * var_r) if var_x > 0.0 and var_r > 0.0 else 0.0
         if denom > 0.0:
             rho[j] = min(1.0, max(-1.0, cov / denom))
         support[j] = len(rows_j)
-        contrib_rows.append(rows_j)
-        contrib_vals.append(vals_j)
+        contrib.append((rows_j, vals_j))
         denominators.append(denom)
 
     active = [j for j in range(n_features) if denominators[j] > 0.0]
+    is_candidate = [False] * n_features
+    for j in candidates:
+        is_candidate[j] = top >= 2
+    # A pair's AND column does not depend on the permutation: centre it once.
+    pairs: dict[tuple[int, int], tuple[list[int], list[float], float]] = {}
+
+    def pair(a: int, b: int) -> tuple[list[int], list[float], float]:
+        key = (a, b) if a < b else (b, a)
+        if key not in pairs:
+            other = cells[key[1]]
+            both = {
+                i: 1.0
+                for i, v in cells[key[0]].items()
+                if v != 0.0 and other.get(i, 0.0) != 0.0
+            }
+            rows_ab, vals_ab, var_x = _contributions(both, mixed, group_of)
+            denom = math.sqrt(var_x * var_r) if var_x > 0.0 and var_r > 0.0 else 0.0
+            pairs[key] = (rows_ab, vals_ab, denom)
+        return pairs[key]
+
     floor = array("d", [0.0] * n_perm)
     for p in range(n_perm):
         stream = Stream(seed, p)
@@ -163,13 +220,22 @@ def within_group_scan(
                 m = stream.below(k + 1)
                 a, b = rows[k], rows[m]
                 shuffled[a], shuffled[b] = shuffled[b], shuffled[a]
-        top = 0.0
+        best = 0.0
+        strong: list[tuple[float, int]] = []
         for j in active:
-            cov = 0.0
-            for i, c in zip(contrib_rows[j], contrib_vals[j], strict=True):
-                cov += c * shuffled[i]
-            value = abs(min(1.0, max(-1.0, cov / denominators[j])))
-            if value > top:
-                top = value
-        floor[p] = top
+            value = _abs_rho(*contrib[j], denominators[j], shuffled)
+            if value > best:
+                best = value
+            if is_candidate[j] and value > 0.0:
+                strong.append((-value, j))
+        strong.sort()
+        chosen = [j for _, j in strong[:top]]
+        for x, a in enumerate(chosen):
+            for b in chosen[x + 1 :]:
+                rows_ab, vals_ab, denom = pair(a, b)
+                if denom > 0.0:
+                    value = _abs_rho(rows_ab, vals_ab, denom, shuffled)
+                    if value > best:
+                        best = value
+        floor[p] = best
     return rho, floor, support

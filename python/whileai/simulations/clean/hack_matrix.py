@@ -11,14 +11,25 @@ name if any, else the longest (most specific), then the alphabetically first.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 from whileai import _backend
 
-__all__ = ["FeatureMatrix", "add_columns", "build_matrix", "conjunctions", "run_scan"]
+__all__ = [
+    "CONJ_TOP",
+    "FeatureMatrix",
+    "add_columns",
+    "build_matrix",
+    "conjunctions",
+    "run_scan",
+]
+
+CONJ_TOP = 12  # the conjunction search pairs this many of the strongest binary features
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,10 +165,17 @@ def add_columns(
     )
 
 
-def run_scan(m: FeatureMatrix, n_perm: int, seed: int) -> tuple[Any, Any, Any]:
-    """Call the kernel on a matrix: ``(rho, floor, support)``."""
+def run_scan(
+    m: FeatureMatrix, n_perm: int, seed: int, conjoin: Sequence[int] = (), top: int = 0
+) -> tuple[Any, Any, Any]:
+    """Call the kernel on a matrix: ``(rho, floor, support)``.
+
+    ``conjoin`` (column ids) and ``top`` make every permutation repeat :func:`conjunctions`
+    on its shuffled reward, so the floor pays for the search as the observed ranking did.
+    """
     return _backend.within_group_scan(  # type: ignore[no-any-return]
-        m.indptr, m.indices, m.values, m.n_features, m.groups, m.reward, n_perm, seed
+        m.indptr, m.indices, m.values, m.n_features, m.groups, m.reward, n_perm, seed,
+        conjoin, top,
     )
 
 
@@ -168,29 +186,38 @@ def conjunctions(
     rho: Mapping[str, float],
     binary: set[str],
     *,
-    top: int = 12,
+    top: int = CONJ_TOP,
+    alpha: float = 0.05,
 ) -> dict[str, list[int]]:
     """Return ``{"A & B": rows}`` for pairs of strong binary features whose AND beats both.
 
-    Candidates are the ``top`` binary features by |rho|; a pair is kept when its own |rho|
-    exceeds both parents' and its rows differ from each parent's.
+    Candidates are the ``top`` binary features by |rho| (ties by name, which is column order
+    in ``build_matrix``). A pair is kept when its |rho| exceeds both parents' and it *splits*
+    each parent: among the parent's rows (in asks with mixed rewards), those with the other
+    feature beat those without in within-ask reward, in the pair's direction, by ``z``
+    standard errors, ``z`` the one-sided normal quantile at ``alpha`` over the number of
+    pairs searched (Bonferroni). Otherwise the parent is the simpler explanation and the pair
+    only trimmed it by chance. The choice looks at the reward, so the noise floor repeats
+    the search under every permutation (``run_scan(..., conjoin=binary columns, top=top)``) over
+    every pair of that permutation's ``top``; a pair the rules here drop can only lower the
+    observed maximum, so the floor stays valid.
     """
     live = [n for n in binary if abs(rho.get(n, 0.0)) > 0.0]
     strong = sorted(live, key=lambda n: (-abs(rho[n]), n))[:top]
     rows_of = {n: [i for i, f in enumerate(feats) if f.get(n)] for n in strong}
-    pairs: dict[str, list[int]] = {}
+    pairs: dict[str, tuple[str, str, list[int]]] = {}
     for a_pos, a in enumerate(strong):
         for b in strong[a_pos + 1 :]:
             both = sorted(set(rows_of[a]) & set(rows_of[b]))
             if both and both != rows_of[a] and both != rows_of[b]:
-                pairs[f"{a} & {b}"] = both
+                pairs[f"{a} & {b}"] = (a, b, both)
     if not pairs:
         return {}
     names = sorted(pairs)
     indptr, indices, values = array("q", [0]), array("q"), array("d")
     cells: list[list[int]] = [[] for _ in feats]
     for j, name in enumerate(names):
-        for i in pairs[name]:
+        for i in pairs[name][2]:
             cells[i].append(j)
     for row in cells:
         indices.extend(row)
@@ -199,9 +226,53 @@ def conjunctions(
     got, _, _ = _backend.within_group_scan(
         indptr, indices, values, len(names), array("q", groups), array("d", reward), 0, 0
     )
+    centred = _centred(groups, reward)
+    z = NormalDist().inv_cdf(1.0 - alpha / len(names))
     kept = {}
     for j, name in enumerate(names):
-        a, b = name.split(" & ", 1)
-        if abs(got[j]) > max(abs(rho[a]), abs(rho[b])) + 1e-12:
-            kept[name] = pairs[name]
+        a, b, both = pairs[name]
+        if abs(got[j]) <= max(abs(rho[a]), abs(rho[b])) + 1e-12:
+            continue
+        inside = set(both)
+        sign = 1.0 if got[j] > 0 else -1.0
+        if all(_splits(rows_of[p], inside, centred, sign, z) for p in (a, b)):
+            kept[name] = both
     return kept
+
+
+def _centred(groups: Sequence[int], reward: Sequence[float]) -> list[float | None]:
+    """Reward minus its ask's mean, or None for rows of asks without mixed rewards."""
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    out: list[float | None] = [None] * len(groups)
+    for rows in members.values():
+        values = [reward[i] for i in rows]
+        if len(rows) >= 2 and len(set(values)) > 1:
+            mean = sum(values) / len(values)
+            for i in rows:
+                out[i] = reward[i] - mean
+    return out
+
+
+def _splits(
+    parent: Sequence[int], inside: set[int], centred: Sequence[float | None], sign: float, z: float
+) -> bool:
+    """Do the parent's rows in the pair beat its rows outside it by ``z`` standard errors?
+
+    A two-sample comparison of within-ask reward (pooled variance) in the pair's direction.
+    """
+    kept: list[float] = []
+    dropped: list[float] = []
+    for i in parent:
+        c = centred[i]
+        if c is not None:
+            (kept if i in inside else dropped).append(c)
+    n1, n2 = len(kept), len(dropped)
+    if not n1 or not n2 or n1 + n2 < 3:
+        return False
+    m1, m2 = sum(kept) / n1, sum(dropped) / n2
+    ss = sum((x - m1) ** 2 for x in kept) + sum((x - m2) ** 2 for x in dropped)
+    se = math.sqrt(ss / (n1 + n2 - 2) * (1.0 / n1 + 1.0 / n2))
+    gap = sign * (m1 - m2)
+    return gap > z * se if se > 0.0 else gap > 0.0

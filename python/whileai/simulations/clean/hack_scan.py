@@ -2,8 +2,11 @@
 
 Reward and every candidate feature are centred within each ask, so what only tracks *which* ask
 a row belongs to (difficulty) is baselined away, exactly as a group-relative advantage does. The
-ranking is compared with a noise floor ``tau``: the ``1 - alpha`` quantile of the largest |rho|
-over all features when reward is shuffled within each ask (``n_perm`` times, seeded).
+ranking is compared with a noise floor ``tau`` built from ``n_perm`` seeded shuffles of reward
+within each ask: each shuffle repeats every reward-dependent choice of the ranking (the search
+for conjunctions) and records the largest |rho|; ``tau`` is the ``k``-th largest of those, with
+``k = floor(alpha * (n_perm + 1))``, so a pool with no signal clears it at most ``alpha`` of the
+time (a permutation test of the maximum; docs/cleaning.md).
 
 Regimes: ``train`` (the top feature is endorsed), ``reward_hack`` (it is not, or the reward
 punishes an endorsed one), ``pool_exhausted`` (half or more of the asks are already solved),
@@ -32,15 +35,15 @@ from whileai.simulations.clean.hack_features import (
     trajectory_key,
 )
 from whileai.simulations.clean.hack_matrix import (
+    CONJ_TOP,
     add_columns,
     build_matrix,
     conjunctions,
     run_scan,
 )
-from whileai.simulations.measure.stats import percentile
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
-__all__ = ["TIE", "hack_scan"]
+__all__ = ["TIE", "floor_tau", "hack_scan"]
 
 TIE = 0.999  # |rho| at or above this counts as a perfect explanation
 _SOLVED_SHARE = 0.5
@@ -56,6 +59,26 @@ def _tier(name: str) -> str:
     if name.startswith("user:"):
         return "user"
     return "hand"
+
+
+def floor_tau(floor: Sequence[float], alpha: float) -> float:
+    """Return the noise floor: the ``k``-th largest permutation maximum, ``k = floor(alpha*(n+1))``.
+
+    A |rho| strictly above it is beaten by fewer than ``k`` of the ``n`` shuffles, a permutation
+    p-value ``(1 + #beaten) / (n + 1)`` of at most ``alpha``. With too few shuffles for ``alpha``
+    (``k = 0``) nothing can clear the floor: 1.0 is returned (|rho| never exceeds 1).
+
+    >>> floor_tau([i / 100 for i in range(1, 20)], 0.05)  # k = 1: the largest of 19
+    0.19
+    >>> floor_tau([i / 100 for i in range(1, 101)], 0.05)  # k = 5: the fifth largest of 100
+    0.96
+    >>> floor_tau([0.5] * 10, 0.05)  # 10 shuffles cannot reach alpha 0.05
+    1.0
+    """
+    k = math.floor(alpha * (len(floor) + 1) + 1e-9)
+    if k == 0:
+        return 1.0
+    return sorted(floor)[len(floor) - k]
 
 
 def _collect(
@@ -223,18 +246,31 @@ def _rank(
     binary = names - {n for f in feats for n, v in f.items() if v not in (0.0, 1.0)}
     tiers = {n: _tier(n) for n in names}
     first = build_matrix(feats, groups, rewards, tiers=tiers, endorsed=is_endorsed)
-    rho0, _, _ = run_scan(first, 0, 0)
-    rho_by = {n: rho0[j] for j, n in enumerate(first.names)}
-    strong_binary = binary & set(first.names)
-    conj = conjunctions(feats, groups, rewards, rho_by, strong_binary)
-    tiers.update(dict.fromkeys(conj, "conjunction"))
-    # Append the conjunction columns to the matrix instead of building it again.
-    m = add_columns(first, conj, tiers=tiers, endorsed=is_endorsed) if conj else first
+    # The floor repeats the conjunction search under every shuffle (its candidates are the
+    # binary columns, chosen without looking at reward), in the same call as the ranking.
+    candidates = [j for j, n in enumerate(first.names) if n in binary]
     n_perm = report["n_perm"]
-    rho, floor, sup = run_scan(m, n_perm, report["seed"])
-    tau = percentile(list(floor), 1.0 - report["alpha"]) if n_perm else 0.0
+    rho, floor, sup = run_scan(first, n_perm, report["seed"], candidates, CONJ_TOP)
+    rho_by = {n: rho[j] for j, n in enumerate(first.names)}
+    strong_binary = {first.names[j] for j in candidates}
+    conj = conjunctions(
+        feats, groups, rewards, rho_by, strong_binary, top=CONJ_TOP, alpha=report["alpha"]
+    )
+    tiers.update(dict.fromkeys(conj, "conjunction"))
+    m = first
+    if conj:
+        # Append the conjunction columns to the matrix instead of building it again.
+        m = add_columns(first, conj, tiers=tiers, endorsed=is_endorsed)
+        rho, _, sup = run_scan(m, 0, 0)
+    tau = floor_tau(list(floor), report["alpha"]) if n_perm else 0.0
     if not n_perm:
         report["warnings"].append("n_perm=0: no noise floor, every non-zero correlation counts")
+    elif report["alpha"] * (n_perm + 1) + 1e-9 < 1.0:
+        need = math.ceil(1.0 / report["alpha"] - 1.0 - 1e-9)
+        report["warnings"].append(
+            f"n_perm={n_perm} is too few for alpha={report['alpha']}: nothing can clear the "
+            f"floor (use n_perm >= {need})"
+        )
     ranked = sorted(
         (j for j in range(m.n_features) if sup[j] >= 2 and rho[j] != 0.0),
         key=lambda j: (-abs(rho[j]), m.names[j]),
