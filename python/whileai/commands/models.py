@@ -10,25 +10,34 @@ from typing import Any
 def register(sub: Any) -> None:
     """Add the model-backend subcommands to the CLI."""
     models = sub.add_parser("models", help="model backends: check a spec, LLM-grade a file, "
-                                           "logprob reports")
+                                           "logprob reports",
+                            epilog="examples:\n  whileai models check openai:gpt-4.1-mini\n"
+                                   "  whileai models grade rows.jsonl -o rows.llm.jsonl")
     actions = models.add_subparsers(dest="models_command", metavar="ACTION", required=True)
-    check = actions.add_parser("check", help="send one chat request and print what came back")
+    check = actions.add_parser("check", help="send one chat request and print what came back",
+                               epilog="example:\n  whileai models check openai:gpt-4.1-mini "
+                                      "--role judge")
     check.add_argument("spec", nargs="?", default=None,
                        help="backend spec (default: WHILEAI_AGENT / whileai.configure)")
-    check.add_argument("--role", default="agent", choices=("agent", "simulator", "judge"))
+    check.add_argument("--role", default="agent", choices=("agent", "simulator", "judge"),
+                       help="which configured model to use when no spec is given")
     check.set_defaults(func=run_check)
 
-    grade = actions.add_parser("grade", help="grade a JSONL file of rows with an LLM judge")
+    grade = actions.add_parser("grade", help="grade a JSONL file of rows with an LLM judge",
+                               epilog="example:\n  whileai models grade rows.jsonl --judge "
+                                      "openai:gpt-4.1-mini --rubric rubric.md -o graded.jsonl")
     grade.add_argument("path", help="rows to grade (.jsonl)")
     grade.add_argument("--judge", default=None, help="judge spec (default: WHILEAI_JUDGE)")
     grade.add_argument("--rubric", default=None, help="rubric text or a rubric.md path")
     grade.add_argument("--use-privileged", action="store_true",
                        help="let the judge read the rows' privileged block")
-    grade.add_argument("--output", required=True, help="where to write the graded rows")
-    grade.add_argument("--workers", type=int, default=8, help="rows graded at once (8)")
+    grade.add_argument("-o", "--output", required=True, help="where to write the graded rows")
+    grade.add_argument("--workers", type=int, default=8, help="rows graded at once")
     grade.set_defaults(func=run_grade)
 
-    lp = actions.add_parser("logprobs", help="logprob coverage, KL and staleness of a file")
+    lp = actions.add_parser("logprobs", help="logprob coverage, KL and staleness of a file",
+                            epilog="example:\n  whileai models logprobs rows.jsonl --base-model "
+                                   "my-policy-v3")
     lp.add_argument("path", help="rows (.jsonl)")
     lp.add_argument("--ref", default="ref_logprob", help="row key of the reference logprob")
     lp.add_argument("--base-model", default=None, help="the current policy, for staleness")

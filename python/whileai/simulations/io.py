@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gzip
-import io
 import json
 import math
 import os

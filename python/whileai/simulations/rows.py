@@ -272,10 +272,10 @@ def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
     seen: set[object] = set()
     for index, row in enumerate(rows):
         report["rows"] += 1
-        key = rollout_key(row)
-        if key is not None:
-            report["duplicates"] += key in seen
-            seen.add(key)
+        rollout = rollout_key(row)
+        if rollout is not None:
+            report["duplicates"] += rollout in seen
+            seen.add(rollout)
         problems = row_problems(row)
         if isinstance(row, Mapping):
             version = row.get("schema_version", "0")
