@@ -17,6 +17,7 @@ from typing import Any
 
 from whileai.errors import RowError
 from whileai.secrets import mask_value
+from whileai.simulations.jsondepth import loads_limited
 from whileai.simulations.schema import SCHEMA_VERSION, row_problems
 
 __all__ = [
@@ -54,8 +55,8 @@ def _scrub_text(text: str) -> str:
     if not any(f'"{key}"' in text for key in DROPPED_KEYS):
         return text
     try:
-        parsed = json.loads(text)
-    except ValueError:
+        parsed = loads_limited(text, where="row")
+    except ValueError:  # RowError (too deep) is a ValueError too
         return text
     if not isinstance(parsed, (dict, list)):
         return text
