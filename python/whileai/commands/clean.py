@@ -57,10 +57,10 @@ def register(sub: Any) -> None:
 
 def _unique_rows(path: str) -> list[dict[str, Any]]:
     """The file's rows with each rollout once; a warning says how many copies were dropped."""
+    from whileai.commands.manners import load_checked_rows
     from whileai.simulations.duplicates import drop_duplicates, duplicate_message
-    from whileai.simulations.io import load_rows
 
-    rows, dropped = drop_duplicates(load_rows(path))
+    rows, dropped = drop_duplicates(load_checked_rows(path))
     if dropped:
         warnings.warn(duplicate_message(dropped, path), stacklevel=2)
     return rows
@@ -114,7 +114,7 @@ def run_optimize(args: argparse.Namespace) -> int:
             kwargs["band"] = tuple(args.band)
     else:
         kwargs = {"select": args.select, "min_reward": args.min_reward}
-    rows, report = optimize(args.rows, mode=args.mode, **kwargs)
+    rows, report = optimize(_unique_rows(args.rows), mode=args.mode, **kwargs)
     if args.output:
         write_jsonl(args.output, rows)
     if args.json:

@@ -7,7 +7,7 @@ import json
 import warnings
 from typing import Any
 
-from whileai.commands.manners import read_json_file
+from whileai.commands.manners import load_checked_rows, read_json_file
 from whileai.simulations.duplicates import drop_duplicates, duplicate_message
 
 EXAMPLE = """examples:
@@ -57,7 +57,7 @@ def run_export(args: argparse.Namespace) -> int:
         tools = read_json_file(args.tools, "tools")
         if isinstance(tools, dict) and "tools" in tools:
             tools = tools["tools"]
-    rows, dropped = drop_duplicates(zps.load_rows(args.rows))
+    rows, dropped = drop_duplicates(load_checked_rows(args.rows))
     if dropped:
         warnings.warn(duplicate_message(dropped, args.rows), stacklevel=1)
     report: dict[str, Any]

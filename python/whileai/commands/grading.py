@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from whileai.commands.manners import load_checked_rows
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.duplicates import drop_duplicates, duplicate_message
 
@@ -75,7 +76,6 @@ def _load_judge(spec: str) -> Any:
 def run_grade(args: argparse.Namespace) -> int:
     """Grade a JSONL file; write the graded rows; print the summary and pass@k."""
     from whileai.simulations import verify
-    from whileai.simulations.io import load_rows
     from whileai.simulations.judge.judging import run_judge
 
     if args.verifier:
@@ -89,7 +89,7 @@ def run_grade(args: argparse.Namespace) -> int:
         except ValueError:
             raise ConfigError(f"--scale must be two numbers like 1,5, got {args.scale!r}") from None
         scale = (lo, hi)
-    rows = load_rows(args.rows)
+    rows = load_checked_rows(args.rows)
     scored = run_judge(
         rows, judge, scale=scale, timeout=args.timeout or None, workers=args.workers
     )
@@ -111,11 +111,10 @@ def run_grade(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     """Print pass@k with intervals and the judge status counts of a graded JSONL file."""
-    from whileai.simulations.io import load_rows
     from whileai.simulations.judge.scored import status_counts
     from whileai.simulations.measure.passat import pass_at
 
-    rows, dropped = drop_duplicates(load_rows(args.rows))
+    rows, dropped = drop_duplicates(load_checked_rows(args.rows))
     if dropped:
         warnings.warn(duplicate_message(dropped, args.rows), stacklevel=1)
     result = pass_at(rows, seed=args.seed)

@@ -25,7 +25,15 @@ from typing import Any, TextIO
 
 from whileai.errors import WhileaiError
 
-__all__ = ["Parser", "command_name", "note", "read_json_file", "read_text_file", "run_command"]
+__all__ = [
+    "Parser",
+    "command_name",
+    "load_checked_rows",
+    "note",
+    "read_json_file",
+    "read_text_file",
+    "run_command",
+]
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     WhileaiError, OSError, UnicodeError, json.JSONDecodeError, RecursionError, ImportError,
@@ -171,3 +179,24 @@ def read_json_file(path: str, what: str) -> Any:
         raise SpecError(f"{path}:{exc.lineno}: {what} is not valid JSON ({exc.msg})") from None
     except RowError as exc:
         raise SpecError(f"{what} {exc}") from None
+
+
+def load_checked_rows(path: str) -> list[dict[str, Any]]:
+    """The rows of a JSONL file, each checked against row schema v1 before any command uses it.
+
+    A row with no task key is allowed (commands skip and count those); any other schema
+    problem raises ``RowError`` naming the file, the row and the field, so a stage never meets
+    a value of the wrong type half-way through.
+    """
+    from whileai.errors import RowError
+    from whileai.simulations.io import load_rows
+    from whileai.simulations.schema import row_problems
+
+    rows = load_rows(path)
+    for index, row in enumerate(rows, start=1):
+        problems = [p for p in row_problems(row) if "no task key" not in p]
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise RowError(f"{path}: row {index}: {problems[0]}{more}; `whileai rows check "
+                           f"{path}` lists every problem")
+    return list(rows)

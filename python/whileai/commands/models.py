@@ -63,10 +63,11 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_grade(args: argparse.Namespace) -> int:
     """Grade ``path`` and write the graded rows to ``--output``; print the report."""
-    from whileai.simulations.io import load_rows, write_jsonl
+    from whileai.commands.manners import load_checked_rows
+    from whileai.simulations.io import write_jsonl
     from whileai.simulations.judge.llm_judge import grade
 
-    rows = list(load_rows(args.path))
+    rows = load_checked_rows(args.path)
     report = grade(rows, judge=args.judge, rubric=args.rubric,
                    use_privileged=args.use_privileged, workers=args.workers)
     write_jsonl(args.output, rows)
@@ -76,7 +77,7 @@ def run_grade(args: argparse.Namespace) -> int:
 
 def run_logprobs(args: argparse.Namespace) -> int:
     """Print the logprob report, the sampled KL and the staleness report."""
-    from whileai.simulations.io import load_rows
+    from whileai.commands.manners import load_checked_rows
     from whileai.simulations.train.logprobs import (
         format_logprob_report,
         logprob_report,
@@ -84,7 +85,7 @@ def run_logprobs(args: argparse.Namespace) -> int:
         staleness_report,
     )
 
-    rows = list(load_rows(args.path))
+    rows = load_checked_rows(args.path)
     print(format_logprob_report(logprob_report(rows)))
     kl = mean_kl(rows, ref=args.ref)
     print(f"mean_kl ({args.ref}): {kl['mean_kl']} over {kl['rows']} rows, {kl['skipped']} "
