@@ -439,10 +439,13 @@ class JsonlAppender:
 
     def extend(self, rows: Iterable[Mapping[str, Any]]) -> int:
         """Write several rows in one locked write (all encoded first); return how many."""
-        lines = [dumps_row(row, where=f"{self.path} row {self.count + i}") + "\n"
-                 for i, row in enumerate(rows)]
+        return self.extend_lines([dumps_row(row, where=f"{self.path} row {self.count + i}")
+                                  for i, row in enumerate(rows)])
+
+    def extend_lines(self, lines: list[str]) -> int:
+        """Write rows already encoded by ``dumps_row`` (one JSON object each, no newline)."""
         if lines:
-            self._write("".join(lines).encode("utf-8"), len(lines))
+            self._write("".join(line + "\n" for line in lines).encode("utf-8"), len(lines))
         return len(lines)
 
     def close(self) -> None:

@@ -86,7 +86,8 @@ class RunOutput:
         self._stored = stored_jobs(self.path, seed)
         self.resumable = len(self._stored)
         self.resumed = 0
-        self._held: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+        # group id -> (group, [(row, its exported copy, that copy's JSON line)])
+        self._held: dict[int, tuple[Any, list[tuple[dict[str, Any], dict[str, Any], str]]]] = {}
         self._appender = JsonlAppender(self.path)
 
     def take(self, scenario_id: str, rollout_index: int) -> dict[str, Any] | None:
@@ -98,21 +99,31 @@ class RunOutput:
 
     def hold(self, group: Any, row: dict[str, Any]) -> None:
         """Keep a new row until its group settles; ``RowError`` now if JSON cannot hold it."""
-        dumps_row(export_row(row), where=f"{self.path} row")
-        self._held.setdefault(id(group), (group, []))[1].append(row)
+        exported = export_row(row)
+        line = dumps_row(exported, where=f"{self.path} row")
+        self._held.setdefault(id(group), (group, []))[1].append((row, exported, line))
+
+    def _lines(self, held: list[tuple[dict[str, Any], dict[str, Any], str]]) -> list[str]:
+        """The held rows' lines; a row stamped ``group_cut`` since it landed is re-encoded."""
+        lines = []
+        for row, exported, line in held:
+            if row.get("group_cut") and not exported.get("group_cut"):
+                line = dumps_row({**exported, "group_cut": True}, where=f"{self.path} row")
+            lines.append(line)
+        return lines
 
     def flush_settled(self) -> None:
         """Append the held rows of every group that will get no more rollouts for now."""
         for key, (group, rows) in list(self._held.items()):
             if group.inflight == 0 and (group.landed >= group.target or group.state != "open"):
                 del self._held[key]
-                self._appender.extend(export_row(r) for r in rows)
+                self._appender.extend_lines(self._lines(rows))
 
     def close(self) -> None:
         """Append every held row (cut groups as they are now) and close the file."""
         try:
             for _group, rows in self._held.values():
-                self._appender.extend(export_row(r) for r in rows)
+                self._appender.extend_lines(self._lines(rows))
             self._held.clear()
         finally:
             self._appender.close()
