@@ -191,3 +191,12 @@ def test_the_installed_entry_point_prints_one_line_for_a_missing_file(tmp_path: 
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_a_usage_error_is_one_line_and_exit_2(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["decontaminate", "--against", "eval.jsonl", "nope.jsonl"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err == ("whileai decontaminate: the following arguments are required: train; "
+                   "see `whileai decontaminate --help`\n")

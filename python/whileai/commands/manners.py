@@ -21,7 +21,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from whileai.errors import WhileaiError
 
@@ -58,6 +58,10 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """A usage error: one line naming the command and where to read its options; exit 2."""
+        self.exit(2, f"{self.prog}: {' '.join(message.split())}; see `{self.prog} --help`\n")
 
 
 def command_name(args: argparse.Namespace) -> str:
