@@ -62,7 +62,7 @@ class LLMGrader:
     """
 
     def __init__(self) -> None:
-        from whileai.simulations.models.resolve import resolve_judge
+        from whileai.simulations.judge.llm_judge import resolve_judge
 
         self.judge: Any = resolve_judge(None)
         if self.judge is None:
@@ -70,8 +70,6 @@ class LLMGrader:
                               "whileai.configure(judge=...)")
 
     def __call__(self, row: dict[str, Any]) -> None:
-        from whileai.simulations.judge.llm_judge import llm_grade_rows
-
         llm_grade_rows([row], judge=self.judge)
 
     def report(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
