@@ -76,6 +76,7 @@ ERROR_BUILTINS = {
     "SpecError": ValueError, "RowError": ValueError, "ConfigError": ValueError,
     "JudgeError": RuntimeError, "PublishGateError": RuntimeError, "BackendError": RuntimeError,
     "AuthError": PermissionError, "QuotaError": RuntimeError, "SandboxError": RuntimeError,
+    "InputError": FileNotFoundError,
 }
 
 
@@ -93,4 +94,5 @@ def test_each_error_is_a_whileai_error_and_the_builtin_callers_catch(
 
 def test_every_error_is_exported_from_the_top_level() -> None:
     assert set(errors.__all__) <= set(whileai.__all__)
-    assert set(errors.__all__) == set(ERROR_BUILTINS) | {"WhileaiError"}
+    assert set(errors.__all__) == set(ERROR_BUILTINS) | {"WhileaiError", "AgentFailedWarning"}
+    assert issubclass(errors.AgentFailedWarning, UserWarning)

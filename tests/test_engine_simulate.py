@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
-from whileai.errors import ConfigError, SpecError
+from whileai.errors import AgentFailedWarning, ConfigError, SpecError
 from whileai.simulations.run.config import resolve_config
 
 TOOLS = [
@@ -83,7 +83,8 @@ def test_a_policy_that_is_one_huge_line_runs() -> None:
 
 
 def test_an_agent_returning_a_string_is_counted_and_called_off() -> None:
-    data = zps.simulate(lambda m: "done", tools=TOOLS, budget=3, **QUIET)
+    with pytest.warns(AgentFailedWarning, match="failed all 16 rollouts"):
+        data = zps.simulate(lambda m: "done", tools=TOOLS, budget=3, **QUIET)
     assert len(data) == 0
     assert data.stopped_because == "agent_failed"
     assert data.search["agent_errors"] == 16  # max(16, 2 * budget)
@@ -94,7 +95,8 @@ def test_a_raising_agent_is_called_off_after_twice_the_budget() -> None:
     def broken(message: str) -> dict[str, Any]:
         raise RuntimeError("endpoint down")
 
-    data = zps.simulate(broken, tools=TOOLS, budget=20, **QUIET)
+    with pytest.warns(AgentFailedWarning, match="endpoint down"):
+        data = zps.simulate(broken, tools=TOOLS, budget=20, **QUIET)
     assert data.stopped_because == "agent_failed"
     assert data.search["agent_errors"] == 40
     assert data.search["first_agent_error"] == "RuntimeError: endpoint down"

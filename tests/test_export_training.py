@@ -57,7 +57,7 @@ def test_report_counts_and_tool_output_cap(tmp_path: object) -> None:
     report = zps.export_dataset([long, {"prompt": "no reply"}], out, max_tool_output_chars=100)
     assert report["rows_in"] == 2
     assert report["rows_out"] == 1
-    assert report["skipped"] == {"no_agent_turn": 1}
+    assert report["skipped"] == {"no_user_turn": 0, "no_agent_turn": 1}
     assert report["truncated_tool_messages"] == 1
     assert report["truncated_chars"] == 400
     [row] = zps.load_rows(out)

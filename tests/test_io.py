@@ -185,7 +185,8 @@ def test_appender_writes_whole_flushed_lines_and_repairs_a_torn_tail(tmp_path: P
     assert out.count == 1
     reader = zps.read_jsonl(path, strict=False)
     assert [r["prompt"] for r in reader] == ["a", "b"]
-    assert reader.skipped == 1
+    assert reader.skipped == 0  # the torn tail was cut back, not left mid-file
+    assert out.cut_bytes == len('{"prompt": "tor')
     with pytest.raises(RowError, match="closed"):
         out.append({"prompt": "late"})
 

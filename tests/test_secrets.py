@@ -11,7 +11,7 @@ import pytest
 
 import whileai.simulations as zps
 from chat_server import Answer, completion, serve
-from whileai.errors import AuthError, BackendError
+from whileai.errors import AgentFailedWarning, AuthError, BackendError
 from whileai.secrets import configured_secrets, mask_secrets, mask_value
 from whileai.simulations.judge.llm_judge import grade
 from whileai.simulations.models import ChatClient, RetryPolicy
@@ -154,11 +154,14 @@ def test_an_echoed_key_never_reaches_the_error(status: int) -> None:
 
 def test_an_echoed_key_never_reaches_the_run_report(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WHILEAI_MODEL_RETRIES", "0")
-    with serve(_echo_auth(500)) as server:
+    with serve(_echo_auth(500)) as server, pytest.warns(AgentFailedWarning) as warned:
         data = zps.simulate(
             agent=zps.local_model(server.url, model="p", api_key=PLAIN_KEY), tools=TOOLS,
             system_prompt=POLICY, budget=2, progress=False,
         )
+    said = " ".join(str(w.message) for w in warned)
+    assert KEY not in said
+    assert PLAIN_KEY not in said
     assert data.search["agent_errors"] >= 1
     assert "bad credentials" in data.search["first_agent_error"]
     blob = json.dumps(data.search, default=str)

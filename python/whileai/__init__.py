@@ -11,9 +11,11 @@ from whileai._backend import BACKEND
 from whileai._version import __version__
 from whileai.context import configure, context
 from whileai.errors import (
+    AgentFailedWarning,
     AuthError,
     BackendError,
     ConfigError,
+    InputError,
     JudgeError,
     PublishGateError,
     QuotaError,
@@ -25,9 +27,11 @@ from whileai.errors import (
 
 __all__ = [
     "BACKEND",
+    "AgentFailedWarning",
     "AuthError",
     "BackendError",
     "ConfigError",
+    "InputError",
     "JudgeError",
     "PublishGateError",
     "QuotaError",

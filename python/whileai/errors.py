@@ -13,9 +13,11 @@ from __future__ import annotations
 from whileai.secrets import mask_secrets
 
 __all__ = [
+    "AgentFailedWarning",
     "AuthError",
     "BackendError",
     "ConfigError",
+    "InputError",
     "JudgeError",
     "PublishGateError",
     "QuotaError",
@@ -69,3 +71,16 @@ class SandboxError(WhileaiError, RuntimeError):
 
 class QuotaError(WhileaiError, RuntimeError):
     """A model endpoint's quota is spent (HTTP 429 without a usable Retry-After)."""
+
+
+class InputError(WhileaiError, FileNotFoundError):
+    """An input path does not exist, or is a folder or other non-file where a file is needed."""
+
+
+class AgentFailedWarning(UserWarning):
+    """``simulate`` ended with no rows because the agent failed every rollout it was given.
+
+    A warning, not an error: the returned run still says why (``stopped_because`` is
+    ``"agent_failed"`` and ``search["first_agent_error"]`` holds the first failure), and a
+    caller that expects failures can filter it. The CLI turns it into exit code 1.
+    """

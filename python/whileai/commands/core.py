@@ -12,9 +12,11 @@ from whileai.config import home
 
 def register(sub: Any) -> None:
     """Add the core subcommands to the CLI."""
-    info = sub.add_parser("info", help="version, kernel backend and home folder")
+    info = sub.add_parser("info", help="version, kernel backend and home folder",
+                          epilog="example:\n  whileai info")
     info.set_defaults(func=run_info)
-    demo = sub.add_parser("demo", help="run the offline quick start end to end")
+    demo = sub.add_parser("demo", help="run the offline quick start end to end",
+                          epilog="example:\n  whileai demo")
     demo.set_defaults(func=run_demo)
 
 

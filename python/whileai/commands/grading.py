@@ -6,10 +6,14 @@ import argparse
 import importlib
 import json
 import sys
+import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from whileai.commands.manners import load_checked_rows
 from whileai.errors import ConfigError, JudgeError
+from whileai.simulations.duplicates import drop_duplicates, duplicate_message
 
 VERIFIERS = {
     "exact": "ExactMatch",
@@ -22,9 +26,17 @@ VERIFIERS = {
 }
 
 
+GRADE_EXAMPLE = """examples:
+  whileai grade rows.jsonl --judge examples.judge:no_planted_mistake -o rows.graded.jsonl
+  whileai grade rows.jsonl --verifier exact --field answer
+
+Exit 1 when no row could be judged (the reason is printed); exit 2 on bad input."""
+
+
 def register(sub: Any) -> None:
     """Add ``grade`` and ``report`` to the CLI."""
-    grade = sub.add_parser("grade", help="grade rows with a built-in verifier or your judge")
+    grade = sub.add_parser("grade", help="grade rows with a built-in verifier or your judge",
+                           epilog=GRADE_EXAMPLE)
     grade.add_argument("rows", help="JSONL rows to grade")
     how = grade.add_mutually_exclusive_group(required=True)
     how.add_argument("--verifier", choices=sorted(VERIFIERS), help="a built-in verifier")
@@ -35,10 +47,11 @@ def register(sub: Any) -> None:
     grade.add_argument("--workers", type=int, default=1, help="rows judged at once")
     grade.add_argument("-o", "--output", help="graded JSONL (default: <rows>.graded.jsonl)")
     grade.set_defaults(func=run_grade)
-    report = sub.add_parser("report", help="pass@1/pass^k/pass@k with intervals, judge statuses")
+    report = sub.add_parser("report", help="pass@1/pass^k/pass@k with intervals, judge statuses",
+                            epilog="example:\n  whileai report rows.graded.jsonl --json")
     report.add_argument("rows", help="graded JSONL rows")
     report.add_argument("--json", action="store_true", help="print the report as JSON")
-    report.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    report.add_argument("--seed", type=int, default=0, help="bootstrap seed for the intervals")
     report.set_defaults(func=run_report)
 
 
@@ -49,8 +62,9 @@ def _load_judge(spec: str) -> Any:
     sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise JudgeError(f"--judge {spec}: cannot import {module_name!r} ({exc})") from None
+    except Exception as exc:  # the user's module: a missing file, a syntax error, a crash
+        raise JudgeError(f"--judge {spec}: cannot import {module_name!r} "
+                         f"({type(exc).__name__}: {exc})") from None
     finally:
         sys.path.pop(0)
     judge = getattr(module, attr, None)
@@ -62,7 +76,6 @@ def _load_judge(spec: str) -> Any:
 def run_grade(args: argparse.Namespace) -> int:
     """Grade a JSONL file; write the graded rows; print the summary and pass@k."""
     from whileai.simulations import verify
-    from whileai.simulations.io import load_rows
     from whileai.simulations.judge.judging import run_judge
 
     if args.verifier:
@@ -76,7 +89,7 @@ def run_grade(args: argparse.Namespace) -> int:
         except ValueError:
             raise ConfigError(f"--scale must be two numbers like 1,5, got {args.scale!r}") from None
         scale = (lo, hi)
-    rows = load_rows(args.rows)
+    rows = load_checked_rows(args.rows)
     scored = run_judge(
         rows, judge, scale=scale, timeout=args.timeout or None, workers=args.workers
     )
@@ -85,20 +98,30 @@ def run_grade(args: argparse.Namespace) -> int:
     print(scored.summary())
     print(scored.pass_at)
     print(f"wrote {len(scored.rows)} rows to {output}")
+    unjudged = scored.unjudged()
+    if scored.rows and len(unjudged) == len(scored.rows):
+        reasons = Counter(str(r.get("reason") or r.get("judge_status") or "?")[:160]
+                          for r in unjudged)
+        reason, count = reasons.most_common(1)[0]
+        print(f"whileai grade: no row could be judged ({len(unjudged)} unjudged); most common "
+              f"reason ({count} rows): {reason}", file=sys.stderr)
+        return 1
     return 0
 
 
 def run_report(args: argparse.Namespace) -> int:
     """Print pass@k with intervals and the judge status counts of a graded JSONL file."""
-    from whileai.simulations.io import load_rows
     from whileai.simulations.judge.scored import status_counts
     from whileai.simulations.measure.passat import pass_at
 
-    rows = list(load_rows(args.rows))
+    rows, dropped = drop_duplicates(load_checked_rows(args.rows))
+    if dropped:
+        warnings.warn(duplicate_message(dropped, args.rows), stacklevel=1)
     result = pass_at(rows, seed=args.seed)
     statuses = status_counts(rows)
     if args.json:
-        print(json.dumps({"pass_at": result.to_dict(), "judge_status": statuses}, indent=2))
+        print(json.dumps({"pass_at": result.to_dict(), "judge_status": statuses,
+                          "duplicates_dropped": dropped}, indent=2))
         return 0
     print(result)
 

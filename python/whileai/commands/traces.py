@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from whileai.commands.manners import read_text_file
 from whileai.simulations.ingest.otel import REWARD_KEYS, read_otel
 from whileai.simulations.ingest.report import format_trace_report, trace_report
 from whileai.simulations.io import write_jsonl
@@ -20,12 +21,16 @@ from whileai.simulations.spec import load_spec
 
 def register(sub: Any) -> None:
     """Add ``traces report`` and ``traces from-otel`` to the CLI."""
-    traces = sub.add_parser("traces", help="production traces: what they hold, OTel to rows")
+    traces = sub.add_parser("traces", help="production traces: what they hold, OTel to rows",
+                            epilog="examples:\n  whileai traces report traces.jsonl --tools "
+                                   "examples/spec\n  whileai traces from-otel spans.json -o "
+                                   "rows.jsonl")
     verbs = traces.add_subparsers(dest="traces_command", metavar="VERB")
     traces.set_defaults(func=lambda args: _usage(traces))
 
     report = verbs.add_parser(
-        "report", help="what the traces contain and which grid values they move forward"
+        "report", help="what the traces contain and which grid values they move forward",
+        epilog="example:\n  whileai traces report traces.jsonl --tools examples/spec --json",
     )
     report.add_argument("file", help="traces: a JSONL file of row dicts")
     report.add_argument("--tools", help="the agent's tools: a JSON list, spec.json or spec folder")
@@ -33,9 +38,11 @@ def register(sub: Any) -> None:
     report.add_argument("--json", action="store_true", help="print the report as JSON")
     report.set_defaults(func=run_report)
 
-    otel = verbs.add_parser("from-otel", help="OpenTelemetry GenAI spans (OTLP/JSON) to rows")
+    otel = verbs.add_parser("from-otel", help="OpenTelemetry GenAI spans (OTLP/JSON) to rows",
+                            epilog="example:\n  whileai traces from-otel spans.json -o rows.jsonl"
+                                   " --reward-key app.reward")
     otel.add_argument("file", help="an OTLP/JSON export (one document, or one per line)")
-    otel.add_argument("--output", "-o", required=True, help="where to write the rows (JSONL)")
+    otel.add_argument("-o", "--output", required=True, help="where to write the rows (JSONL)")
     otel.add_argument(
         "--reward-key", action="append", dest="reward_keys", metavar="ATTR",
         help=f"span attribute holding a 0..1 reward (repeatable; default {REWARD_KEYS[0]})",
@@ -57,8 +64,7 @@ def run_report(args: argparse.Namespace) -> int:
         tools = list(spec.get("tools") or [])
         policy = str(spec.get("policy") or spec.get("system_prompt") or "")
     if args.policy:
-        with open(args.policy, encoding="utf-8") as handle:
-            policy = handle.read()
+        policy = read_text_file(args.policy, "policy")
     report = trace_report(args.file, tools=tools, policy=policy)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))

@@ -21,9 +21,9 @@ row and field, because JSON has no such value and a silent ``null`` would read a
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gzip
-import io
 import json
 import math
 import os
@@ -34,15 +34,23 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from whileai.errors import RowError
+from whileai.errors import InputError, RowError
+from whileai.simulations.jsondepth import deep_error, loads_limited
+
+try:  # POSIX: cross-process locks on appends
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: appends are locked per process only
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "JsonlAppender",
     "JsonlReader",
     "LoadedRows",
+    "check_input_file",
     "dumps_row",
     "load_rows",
     "read_jsonl",
+    "remove_stale_temps",
     "write_jsonl",
 ]
 
@@ -107,18 +115,14 @@ def dumps_row(row: Any, *, where: str = "row") -> str:
         raise RowError(f"{where}: a row must be a dict (JSON object), got {type(row).__name__}")
     try:
         return json.dumps(row, ensure_ascii=False, allow_nan=False, default=_default)
+    except RecursionError:
+        raise deep_error(where) from None
     except (ValueError, TypeError) as exc:
         path, what = _find_unencodable(row, "") or ("?", str(exc))
         raise RowError(
             f"{where}: cannot write field `{path}` as JSON: {what}. Use null for a missing "
             "number and plain lists/dicts/strings/numbers for everything else."
         ) from exc
-
-
-def _open_text(path: Path, mode: str) -> IO[str]:
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.GzipFile(path, mode + "b"), encoding="utf-8", newline="\n")
-    return open(path, mode, encoding="utf-8", newline="\n")
 
 
 class JsonlReader:
@@ -137,10 +141,7 @@ class JsonlReader:
 
     def __init__(self, path: PathLike, *, strict: bool = True) -> None:
         self.path = Path(path)
-        if not self.path.is_file():
-            raise FileNotFoundError(
-                f"{self.path}: no such JSONL file (working folder {Path.cwd()}); check the path"
-            )
+        check_input_file(self.path, "JSONL file")
         self.strict = strict
         self.rows_read = 0
         self.skipped = 0
@@ -170,9 +171,12 @@ class JsonlReader:
                     self.blank_lines += 1
                     continue
                 try:
-                    row = json.loads(text)
+                    row = loads_limited(text, where=where)
                 except json.JSONDecodeError as exc:
                     self._bad(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+                    continue
+                except RowError as exc:  # nested too deep
+                    self._bad(str(exc).rsplit(";", 1)[0])
                     continue
                 if not isinstance(row, dict):
                     self._bad(
@@ -186,6 +190,27 @@ class JsonlReader:
     def __repr__(self) -> str:
         return (f"JsonlReader({str(self.path)!r}, strict={self.strict}, rows_read="
                 f"{self.rows_read}, skipped={self.skipped})")
+
+
+def check_input_file(path: PathLike, what: str = "file") -> Path:
+    """Return ``path`` as a ``Path`` when it names a readable regular file, else raise.
+
+    Raises:
+        InputError: the path does not exist, or is a folder (or another non-file).
+
+    >>> check_input_file("/no/such.jsonl", "JSONL file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    whileai.errors.InputError: /no/such.jsonl: no such JSONL file (working folder ...
+    """
+    target = Path(path)
+    if target.is_file():
+        return target
+    if target.is_dir():
+        raise InputError(f"{target}: is a folder, not a {what}; pass the file inside it")
+    if target.exists():
+        raise InputError(f"{target}: is not a regular file; pass a {what}")
+    raise InputError(f"{target}: no such {what} (working folder {Path.cwd()}); check the path")
 
 
 def read_jsonl(path: PathLike, *, strict: bool = True) -> JsonlReader:
@@ -270,6 +295,7 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
     source = _iter_source(rows)  # a wrong kind of source fails before any file is touched
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(target)
     temp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     count = 0
     # os.open with 0o666 lets the umask decide the final permissions, as a plain open would.
@@ -292,14 +318,61 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
     return count
 
 
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # another user's process, or a platform that cannot tell: keep its file
+    return True
+
+
+def remove_stale_temps(target: PathLike) -> int:
+    """Delete ``.NAME.PID.HEX.tmp`` files beside ``target`` left by writers that are dead.
+
+    ``write_jsonl`` (and the other atomic writers) write to such a temp file and rename it over
+    ``target``; a writer killed mid-way leaves it behind. Files of live processes are kept.
+    Returns how many files were removed.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> open(os.path.join(folder, ".rows.jsonl.999999999.ab12cd34.tmp"), "w").close()
+    >>> remove_stale_temps(os.path.join(folder, "rows.jsonl"))
+    1
+    """
+    target = Path(target)
+    prefix = f".{target.name}."
+    removed = 0
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return 0
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        parts = name[len(prefix):-len(".tmp")].split(".")
+        if len(parts) != 2 or not parts[0].isdigit():
+            continue
+        if not _pid_alive(int(parts[0])):
+            with contextlib.suppress(OSError):
+                (target.parent / name).unlink()
+                removed += 1
+    return removed
+
+
 class JsonlAppender:
     """Append rows to a JSONL file one at a time; each row is one flushed line.
 
-    Rows are added after whatever the file holds; ``truncate=True`` empties it first.
+    Rows are added after whatever the file holds; ``truncate=True`` empties it first. The file
+    is never rewritten: each write holds an exclusive ``fcntl`` lock on it (on POSIX), so
+    several threads or processes may append to one file without losing or mixing lines. A torn
+    last line (a writer killed mid-line) is cut back to the last newline before the next row
+    goes in, and ``cut_bytes`` counts what was cut.
 
-    Safe to share between threads (a lock guards each write). A row that cannot be encoded
-    raises ``RowError`` before anything is written. If the file ends in a partial line (a crash
-    mid-write), a newline is added first so the next row starts on its own line.
+    A row that cannot be encoded raises ``RowError`` before anything is written.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "live.jsonl")
@@ -312,36 +385,78 @@ class JsonlAppender:
     def __init__(self, path: PathLike, *, truncate: bool = False) -> None:
         self.path = Path(path)
         self.count = 0
+        self.cut_bytes = 0
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._zipped = self.path.suffix == ".gz"
+        self._raw: IO[bytes] | None = open(self.path, "a+b")  # noqa: SIM115 - closed in close()
+        self._gz: gzip.GzipFile | None = None
         if truncate:  # start a fresh file instead of adding to an earlier run's rows
-            self.path.write_bytes(b"")
-        needs_newline = False
-        if self.path.suffix != ".gz" and self.path.exists() and self.path.stat().st_size:
-            with open(self.path, "rb") as handle:
-                handle.seek(-1, os.SEEK_END)
-                needs_newline = handle.read(1) != b"\n"
-        self._handle: IO[str] | None = _open_text(self.path, "a")
-        if needs_newline:
-            self._handle.write("\n")
-            self._handle.flush()
+            with _locked(self._raw):
+                self._raw.truncate(0)
+        if self._zipped:
+            self._gz = gzip.GzipFile(fileobj=self._raw, mode="ab")
+
+    def _cut_torn_tail(self, raw: IO[bytes]) -> None:
+        """Under the lock: drop a last line that has no newline (its writer died mid-line)."""
+        fd = raw.fileno()
+        size = os.fstat(fd).st_size
+        if not size or os.pread(fd, 1, size - 1) == b"\n":
+            return
+        start = max(0, size - 65536)
+        while True:
+            chunk = os.pread(fd, size - start, start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            if start == 0:
+                keep = 0
+                break
+            start = max(0, start - 65536)
+        os.ftruncate(fd, keep)
+        self.cut_bytes += size - keep
+
+    def _write(self, data: bytes, rows: int) -> None:
+        with self._lock:
+            raw = self._raw
+            if raw is None:
+                raise RowError(f"{self.path}: the appender is closed; open a new JsonlAppender.")
+            with _locked(raw):
+                if self._gz is not None:
+                    self._gz.write(data)
+                    self._gz.flush()
+                else:
+                    self._cut_torn_tail(raw)
+                    raw.write(data)
+                raw.flush()
+            self.count += rows
 
     def append(self, row: Mapping[str, Any]) -> None:
         """Write one row and flush it."""
-        line = dumps_row(row, where=f"{self.path} row {self.count}") + "\n"
-        with self._lock:
-            if self._handle is None:
-                raise RowError(f"{self.path}: the appender is closed; open a new JsonlAppender.")
-            self._handle.write(line)
-            self._handle.flush()
-            self.count += 1
+        self._write((dumps_row(row, where=f"{self.path} row {self.count}") + "\n")
+                    .encode("utf-8"), 1)
+
+    def extend(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Write several rows in one locked write (all encoded first); return how many."""
+        return self.extend_lines([dumps_row(row, where=f"{self.path} row {self.count + i}")
+                                  for i, row in enumerate(rows)])
+
+    def extend_lines(self, lines: list[str]) -> int:
+        """Write rows already encoded by ``dumps_row`` (one JSON object each, no newline)."""
+        if lines:
+            self._write("".join(line + "\n" for line in lines).encode("utf-8"), len(lines))
+        return len(lines)
 
     def close(self) -> None:
         """Close the file; further appends raise ``RowError``."""
         with self._lock:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
+            if self._gz is not None:
+                self._gz.close()
+                self._gz = None
+            if self._raw is not None:
+                self._raw.close()
+                self._raw = None
 
     def __enter__(self) -> JsonlAppender:
         return self
@@ -349,3 +464,16 @@ class JsonlAppender:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def _locked(handle: IO[bytes]) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``handle`` (a no-op where ``fcntl`` is missing)."""
+    if fcntl is None:
+        yield
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

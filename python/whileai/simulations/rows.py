@@ -12,10 +12,12 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping
+from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
 from whileai.secrets import mask_value
+from whileai.simulations.jsondepth import loads_limited
 from whileai.simulations.schema import SCHEMA_VERSION, row_problems
 
 __all__ = [
@@ -53,8 +55,8 @@ def _scrub_text(text: str) -> str:
     if not any(f'"{key}"' in text for key in DROPPED_KEYS):
         return text
     try:
-        parsed = json.loads(text)
-    except ValueError:
+        parsed = loads_limited(text, where="row")
+    except ValueError:  # RowError (too deep) is a ValueError too
         return text
     if not isinstance(parsed, (dict, list)):
         return text
@@ -216,10 +218,17 @@ def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
     """The row as it may leave the run: ``scrub``-bed, credential-shaped text masked
     (:func:`whileai.secrets.mask_value`), and stamped ``schema_version`` ``"1"``.
 
+    Raises ``RowError`` when the row nests too deep to walk (see ``jsondepth``).
+
     >>> export_row({"prompt": "hi", "vector": [0.1, 0.2]})
     {'prompt': 'hi', 'schema_version': '1'}
     """
-    cleaned: dict[str, Any] = mask_value(scrub(row))
+    try:
+        cleaned: dict[str, Any] = mask_value(scrub(row))
+    except RecursionError:
+        from whileai.simulations.jsondepth import deep_error
+
+        raise deep_error("row") from None
     cleaned["schema_version"] = SCHEMA_VERSION
     return cleaned
 
@@ -232,21 +241,42 @@ def _problem_field(problem: str) -> str:
     return "task key" if "task key" in problem else "row"
 
 
-def check_rows(rows: Iterable[Any], *, examples: int = 5) -> dict[str, Any]:
+def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
     """Check every row against schema v1 and count what is wrong, per field.
 
+    ``rows`` is an iterable of rows or the path of a JSONL file (read leniently: lines that are
+    not a JSON object are counted in ``unreadable_lines``).
+
     Returns a JSON-able report: ``rows``, ``valid``, ``invalid``, ``versions`` (schema version
-    -> rows), ``by_field`` (top-level key -> rows with a problem there) and ``examples`` (the
-    first few invalid rows' index and problems). Print it with ``format_row_check``.
+    -> rows), ``by_field`` (top-level key -> rows with a problem there), ``duplicates`` (rows
+    repeating an earlier rollout's seed, scenario_id and rollout_index), ``unreadable_lines``
+    and ``examples`` (the first few invalid rows' index and problems). Print it with
+    ``format_row_check``.
 
     >>> report = check_rows([{"prompt": "a"}, {"prompt": "b", "reward": "x"}])
     >>> report["invalid"], report["by_field"]
     (1, {'reward': 1})
     """
+    from whileai.simulations.duplicates import rollout_key
+
+    reader = None
+    if isinstance(rows, (str, PathLike)):
+        from whileai.simulations.io import read_jsonl
+
+        rows = reader = read_jsonl(rows, strict=False)
+    if isinstance(rows, (bytes, Mapping)) or not isinstance(rows, Iterable):
+        raise RowError(f"check_rows: expected rows (a list of dicts) or a JSONL path, got "
+                       f"{type(rows).__name__}")
     report: dict[str, Any] = {"rows": 0, "valid": 0, "invalid": 0, "versions": {},
-                              "by_field": {}, "examples": []}
+                              "by_field": {}, "duplicates": 0, "unreadable_lines": 0,
+                              "examples": []}
+    seen: set[object] = set()
     for index, row in enumerate(rows):
         report["rows"] += 1
+        rollout = rollout_key(row)
+        if rollout is not None:
+            report["duplicates"] += rollout in seen
+            seen.add(rollout)
         problems = row_problems(row)
         if isinstance(row, Mapping):
             version = row.get("schema_version", "0")
@@ -260,6 +290,8 @@ def check_rows(rows: Iterable[Any], *, examples: int = 5) -> dict[str, Any]:
             report["by_field"][name] = report["by_field"].get(name, 0) + 1
         if len(report["examples"]) < examples:
             report["examples"].append({"row": index, "problems": problems})
+    if reader is not None:
+        report["unreadable_lines"] = reader.skipped
     return report
 
 
@@ -277,4 +309,7 @@ def format_row_check(report: Mapping[str, Any]) -> str:
         lines.append(f"rows with a problem, by field: {fields}")
     lines.extend(f"  row {example['row']}: " + "; ".join(example["problems"])
                  for example in report["examples"])
+    if report.get("duplicates"):
+        lines.append(f"duplicate rollouts: {report['duplicates']} row(s) repeat an earlier row's "
+                     "seed, scenario_id and rollout_index (statistics count each once)")
     return "\n".join(lines)

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from warnings import warn
 
-from whileai.errors import ConfigError, SpecError
+from whileai.errors import AgentFailedWarning, ConfigError, SpecError
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import (
     RolloutAgent,
@@ -31,9 +32,9 @@ from whileai.simulations.generate.writer import TemplateWriter
 from whileai.simulations.ingest.dimensions import dimensions_from_traces
 from whileai.simulations.ingest.from_traces import SourceCopyCheck, gate_run
 from whileai.simulations.ingest.traces import load_traces
-from whileai.simulations.io import load_rows, write_jsonl
+from whileai.simulations.io import load_rows
 from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.rows import export_row, task_key
+from whileai.simulations.rows import task_key
 from whileai.simulations.run import grading
 from whileai.simulations.run.config import (
     Advanced,
@@ -258,6 +259,10 @@ def simulate(
             model spec with no backend, or ``llm_grade=True`` with no judge configured (raised
             before the run).
         AuthError: a model endpoint refused the key (the message names the variable to set).
+
+    Warns:
+        AgentFailedWarning: the agent failed every rollout (no rows; ``stopped_because`` is
+            ``"agent_failed"`` and ``search["first_agent_error"]`` says why).
     """
     cfg = resolve_config({
         "mode": mode, "situations": situations,
@@ -305,25 +310,30 @@ def simulate(
             raise ConfigError("pass grade=True (legacy) or grader=, not both")
         grader = grading.checklist_grader
         warnings.append(grading.GRADE_WARNING)
+    llm = grading.llm_grader() if llm_grade else None
     try:
         result = run(RunInputs(
             spec=run_spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
             grader=grader, output=output, tasks=played, task_repeats=task_k,
-            warnings=tuple(warnings), reject=reject,
+            warnings=tuple(warnings), reject=reject, finish=llm,
         ))
     finally:
+        if llm is not None:
+            llm.close()
         for owned in (rollout_agent if agent is None or is_model_spec(agent) else None,
                       writer if not isinstance(writer, TemplateWriter) else None):
             close = getattr(owned, "close", None)
             if callable(close):
                 close()
     trajectories, search = result.trajectories, result.search
-    if llm_grade and trajectories:
-        search["llm_grade"] = grading.llm_grade(trajectories)
-        if output is not None:  # the streamed rows get their llm_reward too
-            write_jsonl(output, [export_row(r) for r in trajectories])
+    if llm is not None and trajectories:  # each row was graded before it was written
+        search["llm_grade"] = llm.report(trajectories)
     if traces is not None:  # final safety net: the picker already refused copies
         trajectories, search = gate_run(trajectories, search, traces, output)
+    if not trajectories and result.stopped_because == "agent_failed":
+        warn(AgentFailedWarning(
+            f"simulate: no rows; the agent failed all {search.get('agent_errors', 0)} rollouts "
+            f"it was given (first error: {search.get('first_agent_error')})"), stacklevel=2)
     return SimulationData(
         trajectories=trajectories,
         search=search,

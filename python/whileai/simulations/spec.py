@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whileai.errors import SpecError
+from whileai.errors import RowError, SpecError
+from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "AgentSpec",
@@ -271,9 +272,13 @@ def load_spec(path: str | Path) -> dict[str, Any]:
     else:
         raise SpecError(f"spec {str(path)!r} does not exist: pass a folder or a JSON file")
     try:
-        data = json.loads(json_path.read_text(encoding="utf-8"))
+        data = loads_limited(json_path.read_bytes().decode("utf-8-sig"), where=str(json_path))
     except json.JSONDecodeError as exc:
         raise SpecError(f"{json_path}:{exc.lineno}: not valid JSON ({exc.msg})") from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{json_path}: not UTF-8 text (byte {exc.start})") from None
+    except RowError as exc:  # nested too deep
+        raise SpecError(str(exc)) from None
     if isinstance(data, list):
         data = {"tools": data}
     if not isinstance(data, dict):

@@ -93,17 +93,45 @@ def _answers(row: dict[str, Any]) -> list[str]:
     return out
 
 
+def looks_like_path(text: str) -> bool:
+    """Whether an ``against=`` string names a file rather than an eval text.
+
+    True for anything that exists on disk, and for one-word strings that end like a data file
+    (``.jsonl``, ``.json``, ``.gz``) or contain a path separator; an eval prompt has spaces.
+
+    >>> looks_like_path("evals/math.jsonl"), looks_like_path("what is 2 + 2?")
+    (True, False)
+    """
+    import os
+    from pathlib import Path
+
+    if not text or len(text) > 4096 or "\n" in text or "\0" in text:
+        return False
+    try:
+        exists = Path(text).exists()
+    except (OSError, ValueError):
+        exists = False
+    if any(c.isspace() for c in text.strip()):
+        return exists
+    return (exists or text.endswith((".jsonl", ".json", ".gz", ".jsonl.gz")) or "/" in text
+            or os.sep in text)
+
+
 def _split_sources(against: Any) -> list[Any]:
     """One source, or a list of sources: a list of dicts/strings is one source."""
     if isinstance(against, (str, PathLike)) or hasattr(against, "trajectories"):
         return [against]
     if isinstance(against, (list, tuple)):
         if against and all(isinstance(x, (dict, str)) for x in against):
-            if all(isinstance(x, str) for x in against):
-                from pathlib import Path
-
-                if all(x.endswith((".jsonl", ".jsonl.gz")) and Path(x).is_file() for x in against):
-                    return list(against)  # a list of JSONL paths, not eval prompts
+            texts = [x for x in against if isinstance(x, str)]
+            paths = [x for x in texts if looks_like_path(x)]
+            if paths and len(paths) == len(against):
+                return list(against)  # JSONL paths (a missing one is an error when read)
+            if paths:
+                raise TypeError(
+                    f"against= mixes file paths ({paths[0]!r}) with eval rows or texts; pass "
+                    "a list of paths, or the eval rows themselves"
+                )
             return [against]
         return list(against)
     raise TypeError(

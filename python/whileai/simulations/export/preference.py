@@ -69,6 +69,21 @@ def _pairs(source: Any) -> list[Any]:
     return list(source)
 
 
+def _different_tasks(chosen: Any, rejected: Any) -> bool:
+    """Whether two row dicts name different tasks by id (a differing ask is a prompt mismatch)."""
+    if not (isinstance(chosen, Mapping) and isinstance(rejected, Mapping)):
+        return False
+    for key in ("scenario_id", "task_id"):
+        a, b = chosen.get(key), rejected.get(key)
+        if a is not None and b is not None:
+            return bool(a != b)
+    return False
+
+
+def _first_user(messages: list[dict[str, Any]]) -> Any:
+    return next((m.get("content") for m in messages if m.get("role") == "user"), None)
+
+
 @valid_kwargs
 def preference_rows(
     pairs: Any,
@@ -86,7 +101,7 @@ def preference_rows(
     schemas = tool_schemas(tools)
     report: dict[str, Any] = {
         "format": fmt, "pairs_in": 0, "pairs_out": 0,
-        "skipped": {"prompt_mismatch": 0, "no_completion": 0},
+        "skipped": {"different_task": 0, "prompt_mismatch": 0, "no_completion": 0},
         "tool_call_roundtrip": {"encoding": "dict" if fmt == "trl" else "json_string",
                                 "invalid": 0}}
     out: list[dict[str, Any]] = []
@@ -95,8 +110,14 @@ def preference_rows(
         if not isinstance(pair, Mapping) or "chosen" not in pair or "rejected" not in pair:
             raise RowError(f"pairs[{index}]: expected {{'chosen', 'rejected', ...}}; build pairs "
                            "with zps.build_preference_pairs(rows)")
+        if _different_tasks(pair["chosen"], pair["rejected"]):
+            report["skipped"]["different_task"] += 1  # a pair only contrasts one task's answers
+            continue
         chosen = _side(pair["chosen"], system_prompt)
         rejected = _side(pair["rejected"], system_prompt)
+        if _first_user(chosen) != _first_user(rejected):
+            report["skipped"]["prompt_mismatch"] += 1
+            continue
         ask = pair.get("prompt")
         if not isinstance(ask, str):
             first = next((m for m in chosen if m.get("role") == "user"), {})

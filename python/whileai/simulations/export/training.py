@@ -132,7 +132,7 @@ def _samples(messages: list[dict[str, Any]], mask_mode: str, unroll: bool) -> li
 def _new_report(fmt: str, mask_mode: str, unroll: bool, cap: int | None) -> dict[str, Any]:
     return {
         "format": fmt, "mask_mode": mask_mode, "unroll": unroll, "max_tool_output_chars": cap,
-        "rows_in": 0, "rows_out": 0, "skipped": {"no_agent_turn": 0},
+        "rows_in": 0, "rows_out": 0, "skipped": {"no_user_turn": 0, "no_agent_turn": 0},
         "trained_messages": 0, "masked_messages": 0,
         "truncated_tool_messages": 0, "truncated_chars": 0,
         "tool_call_roundtrip": {"encoding": "json_string" if fmt == "openai" else "dict",
@@ -166,6 +166,9 @@ def _build(
         report["rows_in"] += 1
         row = export_row(raw)
         messages = _chat(row, system_prompt)
+        if not any(m.get("role") == "user" for m in messages):
+            report["skipped"]["no_user_turn"] += 1  # nothing asked: not a training example
+            continue
         cut, chars = _cap_tool_outputs(messages, cap)
         report["truncated_tool_messages"] += cut
         report["truncated_chars"] += chars

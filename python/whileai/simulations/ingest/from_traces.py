@@ -92,7 +92,7 @@ def gate_run(
     ``search["traces"]`` gets ``n_traces`` and the ``leakage`` counts: ``rejected_before_play``
     (copies the situation picker refused, so never played) plus what this final safety net
     ``dropped`` (normally 0); ``n_exact``/``n_near`` count both. When rows were dropped and the
-    run streamed to ``output``, that file is rewritten with the kept rows only.
+    run streamed to ``output``, the rows stay in that append-only file and a warning says so.
     """
     kept, leakage = exclude_sources(trajectories, traces)
     # copies the run already refused before playing them (run/source.py) count here too
@@ -105,9 +105,10 @@ def gate_run(
     search = {**search, "traces": {"n_traces": leakage.pop("n_sources"), "leakage": leakage}}
     if leakage["dropped"]:
         search["rows"] = len(kept)
-        if output is not None:
-            from whileai.simulations.io import write_jsonl
-            from whileai.simulations.rows import export_row
-
-            write_jsonl(output, [export_row(r) for r in kept])
+        if output is not None:  # the file is append-only: say what it still holds
+            search["traces"]["leakage"]["left_in_output"] = leakage["dropped"]
+            search.setdefault("warnings", []).append(
+                f"{leakage['dropped']} row(s) that copy a source trace were dropped from the run"
+                f" but stay in {output} (the output file is never rewritten); drop them with "
+                "ingest.from_traces.exclude_sources before training")
     return kept, search

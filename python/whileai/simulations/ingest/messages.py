@@ -14,7 +14,6 @@ into :class:`Message` here.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 
 from whileai.simulations.ingest.otlp import SpanEvent
 from whileai.simulations.ingest.steps import content_text, parse_json_value
+from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "INPUT_MESSAGES",
@@ -129,8 +129,8 @@ def read_messages(value: Any) -> tuple[list[Message], dict[str, int]]:
     tally: Counter[str] = Counter()
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except ValueError:
+            value = loads_limited(value, where="messages")
+        except ValueError:  # RowError (too deep) is a ValueError too
             return [], {"bad_json": 1}
     if isinstance(value, Mapping):
         value = [value]

@@ -16,7 +16,6 @@ the rest of the batch.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 
 from whileai.errors import RowError
 from whileai.simulations.io import read_jsonl
+from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "Span",
@@ -275,8 +275,7 @@ def read_export(path: Path) -> tuple[list[Any], int]:
     if not path.is_file():
         raise RowError(f"rows_from_otel: no such file {str(path)!r}; pass an OTLP/JSON export")
     try:
-        with open(path, encoding="utf-8") as handle:
-            return [json.load(handle)], 0
+        return [loads_limited(path.read_bytes(), where=str(path))], 0
     except ValueError:
         reader = read_jsonl(path, strict=False)
         docs: list[Any] = list(reader)

@@ -17,11 +17,12 @@ cannot use is counted in the :class:`StepCounts` it returns, never silently lost
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "StepCounts",
@@ -70,8 +71,8 @@ def parse_json_value(value: Any) -> Any:
         text = value.strip()
         if text[:1] in "[{" and text:
             try:
-                return json.loads(text)
-            except ValueError:
+                return loads_limited(text, where="value")
+            except ValueError:  # RowError (too deep) is a ValueError too
                 return value
     return value
 
@@ -109,8 +110,8 @@ def _arguments(raw: Any, tally: Counter[str]) -> dict[str, Any]:
         return dict(raw)
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = loads_limited(raw, where="arguments")
+        except ValueError:  # RowError (too deep) is a ValueError too
             tally["bad_arguments"] += 1
             return {"_raw": raw}
         if isinstance(value, dict):

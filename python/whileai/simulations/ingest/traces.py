@@ -198,6 +198,11 @@ def _read_source(source: Any) -> tuple[list[Any], int, tuple[str, ...]]:
             return list(held), 0, ()
     if isinstance(source, Mapping):
         return [source], 0, ()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raise RowError(
+            "traces: got bytes; pass the path of a .jsonl file, or the rows as a list of dicts "
+            "(e.g. [json.loads(line) for line in data.decode().splitlines()])"
+        )
     if isinstance(source, Iterable):
         return list(source), 0, ()
     raise RowError(

@@ -27,11 +27,10 @@ from whileai.secrets import mask_secrets
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
-from whileai.simulations.io import JsonlAppender, write_jsonl
 from whileai.simulations.progress import Progress
-from whileai.simulations.rows import export_row
 from whileai.simulations.run.allocation import Allocator, Job
 from whileai.simulations.run.config import RunConfig
+from whileai.simulations.run.output import RunOutput
 from whileai.simulations.run.record import build_row
 from whileai.simulations.run.source import SituationSource
 from whileai.simulations.spec import AgentSpec
@@ -58,6 +57,7 @@ class RunInputs:
     task_repeats: int | None = None
     warnings: tuple[str, ...] = ()
     reject: Callable[[str], object] | None = None
+    finish: Callable[[dict[str, Any]], None] | None = None  # after the grader (llm_grade)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -115,6 +115,8 @@ def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | Non
         from whileai.simulations.judge.judging import judge_row
 
         row = judge_row(row, inputs.grader, source="simulate")
+    if inputs.finish is not None:
+        inputs.finish(row)
     return row, None
 
 
@@ -144,7 +146,8 @@ def run(inputs: RunInputs) -> RunResult:
     reproducible = cfg.reproducible or threads == 1
     trajectories: list[dict[str, Any]] = []
     progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
-    appender = JsonlAppender(inputs.output) if inputs.output is not None else None
+    # opened first: a file of another run is refused before anything is played
+    output = RunOutput(inputs.output, seed=cfg.seed) if inputs.output is not None else None
     pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
     inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]], tuple[int, Job]] = {}
     lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
@@ -167,11 +170,12 @@ def run(inputs: RunInputs) -> RunResult:
             job = alloc.next_job()
         return job
 
-    def land(job: Job, row: dict[str, Any] | None, error: str | None) -> None:
+    def land(job: Job, row: dict[str, Any] | None, error: str | None,
+             resumed: bool = False) -> None:
         nonlocal lost, first_error, committed
-        if row is not None and appender is not None:
+        if row is not None and output is not None and not resumed:
             try:
-                appender.append(export_row(row))
+                output.hold(job.group, row)
             except RowError as exc:  # the agent put something in the row JSON cannot hold
                 row, error = None, f"agent output cannot be written as JSON: {exc}"
         if row is None:
@@ -179,10 +183,22 @@ def run(inputs: RunInputs) -> RunResult:
             committed -= 1
             first_error = first_error or (mask_secrets(error) if error else error)
             alloc.land(job, None, None)
-            return
-        trajectories.append(row)
-        alloc.land(job, _signature(row, inputs.grader is not None), row)
-        progress.update(len(trajectories))
+        else:
+            trajectories.append(row)
+            alloc.land(job, _signature(row, inputs.grader is not None), row)
+            progress.update(len(trajectories))
+        if output is not None:
+            output.flush_settled()
+
+    def resume(job: Job) -> bool:
+        """Land the row an earlier run of this output= file already holds for ``job``."""
+        if output is None:
+            return False
+        stored = output.take(job.group.situation.scenario_id, job.rollout_index)
+        if stored is None:
+            return False
+        land(job, stored, None, resumed=True)
+        return True
 
     def _loop() -> None:
         nonlocal stop, committed, seq
@@ -199,6 +215,8 @@ def run(inputs: RunInputs) -> RunResult:
                 if job is None:
                     break
                 committed += 1
+                if resume(job):
+                    continue
                 if pool is None:
                     land(job, *_play(inputs, job))
                     if lost >= cfg.lost_limit or (cfg.time_budget and time_up()):
@@ -249,26 +267,26 @@ def run(inputs: RunInputs) -> RunResult:
                 except QuotaError:
                     abandoned += 1  # the same spent quota hit this rollout too
             abandoned += len(rest)
+        if stop == "time_budget" or halted is not None:  # stamped before the file gets them
+            for group in alloc.groups:
+                if group.state == "open" and 0 < group.landed < group.target:
+                    for row in group.rows:
+                        row["group_cut"] = True
     finally:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
-        if appender is not None:
-            appender.close()
+        if output is not None:
+            output.close()
         progress.finish(len(trajectories))
-    stamped = 0
-    if stop == "time_budget" or halted is not None:
-        for group in alloc.groups:
-            if group.state == "open" and 0 < group.landed < group.target:
-                for row in group.rows:
-                    stamped += "group_cut" not in row
-                    row["group_cut"] = True
-    if stamped and inputs.output is not None:  # the streamed file gets the stamps too
-        write_jsonl(inputs.output, [export_row(r) for r in trajectories])
     if not trajectories and stop not in ("agent_failed",) and lost and halted is None:
         stop = "agent_failed"
     search = _report(inputs, source, alloc, trajectories, lost, first_error, abandoned,
                      repeats, time.monotonic() - start)
     search["rollout_threads"] = threads
+    if output is not None and output.resumed:
+        search["resumed_rows"] = output.resumed
+    if output is not None and output.cut_bytes:
+        search["output_torn_bytes_cut"] = output.cut_bytes
     if halted is not None:
         search["quota_error"] = mask_secrets(halted)
         search.setdefault("first_agent_error", mask_secrets(halted))

@@ -49,9 +49,13 @@ def build_preference_pairs(
     if pairs_per_task < 1:
         raise ValueError(f"pairs_per_task must be >= 1, got {pairs_per_task}")
     given = as_rows(rows)
-    skipped = {"unjudged": 0, "single": 0, "no_contrast": 0, "length_mismatch": 0}
+    skipped = {"unjudged": 0, "single": 0, "no_contrast": 0, "length_mismatch": 0,
+               "no_task": 0}
     pairs: list[dict[str, Any]] = []
-    for group in group_rows(given).values():
+    for key, group in group_rows(given).items():
+        if not key:  # rows with no task key: pairing them would mix different tasks
+            skipped["no_task"] += len(group)
+            continue
         graded = [(r, read_reward(r)[0]) for r in group]
         usable = [(r, v) for r, v in graded if v is not None]
         skipped["unjudged"] += len(graded) - len(usable)

@@ -1,0 +1,108 @@
+"""How deep a JSON value may nest, checked without recursion.
+
+Python's ``json`` module and every recursive walk over a row (scrubbing, schema checks,
+exports) fail with ``RecursionError`` somewhere near 1,000 levels. No row needs a tenth of
+that, so every reader stops a value nested deeper than ``MAX_DEPTH`` with a ``RowError``
+naming where it came from, and the writers turn a ``RecursionError`` into the same error.
+
+>>> depth([{"a": [1, {"b": []}]}])
+4
+>>> loads_limited('[[[1]]]', where="x.jsonl:3")
+[[[1]]]
+>>> loads_limited("[" * 300 + "]" * 300, where="x.jsonl:3")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+whileai.errors.RowError: x.jsonl:3: JSON nested deeper than 200 levels...
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from whileai.errors import RowError
+
+__all__ = ["MAX_DEPTH", "check_depth", "deep_error", "depth", "loads_limited", "too_deep"]
+
+MAX_DEPTH = 200  # rows nest ~10 levels; past 200 a walk risks Python's recursion limit
+
+
+def depth(value: Any) -> int:
+    """Nesting depth of dicts/lists/tuples in ``value`` (a scalar is 0), computed iteratively.
+
+    >>> depth(1), depth([]), depth({"a": {"b": 1}})
+    (0, 1, 2)
+    """
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        level += 1
+        deepest = max(deepest, level)
+        stack.extend((child, level) for child in children)
+    return deepest
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` (stops at the first path that does).
+
+    >>> too_deep([[1]], limit=1), too_deep([[1]], limit=2)
+    (True, False)
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if level + 1 > limit:
+            return True
+        stack.extend((child, level + 1) for child in children)
+    return False
+
+
+def _message(where: str) -> str:
+    return (f"{where}: JSON nested deeper than {MAX_DEPTH} levels; no row needs that much "
+            "nesting: flatten the value or store it as a string.")
+
+
+def check_depth(value: Any, *, where: str) -> None:
+    """Raise ``RowError`` naming ``where`` when ``value`` nests deeper than ``MAX_DEPTH``.
+
+    >>> check_depth({"a": [1]}, where="row 0")
+    """
+    if too_deep(value):
+        raise RowError(_message(where))
+
+
+def deep_error(where: str) -> RowError:
+    """The ``RowError`` to raise in place of a ``RecursionError`` met while handling a value."""
+    return RowError(_message(where))
+
+
+def loads_limited(text: str | bytes, *, where: str) -> Any:
+    """``json.loads`` that refuses values nested deeper than ``MAX_DEPTH`` with ``RowError``.
+
+    Other malformed JSON raises ``json.JSONDecodeError`` as ``json.loads`` does. The depth walk
+    runs only when the text holds more opening brackets than the limit, so ordinary lines pay
+    two substring counts.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise deep_error(where) from None
+    opening = (text.count(b"[") + text.count(b"{") if isinstance(text, bytes)
+               else text.count("[") + text.count("{"))
+    if opening > MAX_DEPTH and too_deep(value):
+        raise deep_error(where)
+    return value
