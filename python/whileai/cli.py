@@ -21,7 +21,9 @@ from whileai.commands.manners import Parser, run_command
 __all__ = ["build_parser", "main"]
 
 # Modules under whileai.commands, in the order their commands appear in --help.
-COMMAND_MODULES = ("core", "simulate", "grading", "clean", "export", "traces", "models", "rows")
+COMMAND_MODULES = (
+    "core", "simulate", "grading", "clean", "export", "traces", "models", "runs", "rows",
+)
 
 
 def build_parser() -> Parser:

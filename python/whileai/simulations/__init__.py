@@ -137,13 +137,26 @@ from whileai.simulations.select.pairs import build_preference_pairs
 from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
-from whileai.simulations.train.logprobs import (
+from whileai.simulations.training.callback import TrainerCallback
+from whileai.simulations.training.hosted import models, serve, train
+from whileai.simulations.training.logprobs import (
     format_logprob_report,
     logprob_report,
     mean_kl,
     staleness_report,
 )
-from whileai.simulations.train.reference import reference_logprobs
+from whileai.simulations.training.monitor import HackMonitor
+from whileai.simulations.training.reference import reference_logprobs
+from whileai.simulations.training.run import TrainingRun, training_run
+from whileai.simulations.training.runs import (
+    attach_delta,
+    attach_holdout,
+    format_hack_monitor,
+    format_run,
+    get_run,
+    list_runs,
+    reward_model,
+)
 from whileai.simulations.world import World, current_rollout, world
 
 __all__: list[str] = [
@@ -157,6 +170,7 @@ __all__: list[str] = [
     "STOCK_MARKERS",
     "Calibration",
     "EvalIndex",
+    "HackMonitor",
     "JsonlAppender",
     "Judgment",
     "Marker",
@@ -167,7 +181,11 @@ __all__: list[str] = [
     "SimulationData",
     "Spec",
     "Task",
+    "TrainerCallback",
+    "TrainingRun",
     "World",
+    "attach_delta",
+    "attach_holdout",
     "attach_labels",
     "behavioral_markers",
     "benchmark_report",
@@ -204,6 +222,7 @@ __all__: list[str] = [
     "format_environment_report",
     "format_export_report",
     "format_grounding_report",
+    "format_hack_monitor",
     "format_hack_scan",
     "format_hack_scan_diff",
     "format_hf_report",
@@ -214,10 +233,12 @@ __all__: list[str] = [
     "format_preference_report",
     "format_recommendation",
     "format_row_check",
+    "format_run",
     "format_style_report",
     "format_trace_flag_report",
     "format_trace_report",
     "from_row",
+    "get_run",
     "grade",
     "grounding_report",
     "group_signal",
@@ -234,6 +255,7 @@ __all__: list[str] = [
     "leak_report",
     "leakage_report",
     "length_report",
+    "list_runs",
     "load_environment",
     "load_rows",
     "load_spec",
@@ -246,6 +268,7 @@ __all__: list[str] = [
     "mean_kl",
     "metric_summary",
     "mine_traces",
+    "models",
     "near_duplicate_prompts",
     "novelty",
     "opening_share",
@@ -258,6 +281,7 @@ __all__: list[str] = [
     "refusal_report",
     "retire_solved",
     "reward_correlations",
+    "reward_model",
     "row_markers",
     "row_problems",
     "row_schema",
@@ -270,6 +294,7 @@ __all__: list[str] = [
     "seeded_agent",
     "select_for_rl",
     "select_for_sft",
+    "serve",
     "simulate",
     "simulate_from_traces",
     "split_pseudo_production",
@@ -290,7 +315,9 @@ __all__: list[str] = [
     "trace_flags",
     "trace_markers",
     "trace_report",
+    "train",
     "training_rows",
+    "training_run",
     "trim_out_of_band",
     "trim_unanimous_groups",
     "ungrounded_arguments",
