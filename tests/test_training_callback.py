@@ -52,9 +52,11 @@ def test_callback_logs_every_metric_at_the_global_step(tmp_path: Path) -> None:
     assert last == 6
     found = zps.get_run(run.id, dir=tmp_path)
     assert [p["step"] for p in found["series"]] == [1, 2, 3, 4, 5, 6]
-    assert found["series"][1]["loss"] == 1.0 and found["series"][1]["epoch"] == pytest.approx(1 / 3)
+    assert found["series"][1]["loss"] == 1.0
+    assert found["series"][1]["epoch"] == pytest.approx(1 / 3)
     assert "note" not in found["series"][0]
-    assert found["status"] == "done" and found["summary"]["global_step"] == 6
+    assert found["status"] == "done"
+    assert found["summary"]["global_step"] == 6
 
 
 def test_a_monitor_stop_ends_training_and_the_run_says_stopped(tmp_path: Path) -> None:
@@ -69,7 +71,8 @@ def test_a_monitor_stop_ends_training_and_the_run_says_stopped(tmp_path: Path) -
     last = train(cb, args, state, control, 6, lambda s: {"loss": 1.0, "kl": 0.1 * s}, work)
     # KL passes 0.2 when step 3 logs; step 4's check fires, and training stops at its end
     assert last == 4
-    assert monitor.should_stop and monitor.alarms[0]["name"] == "drift"
+    assert monitor.should_stop
+    assert monitor.alarms[0]["name"] == "drift"
     found = zps.get_run(run.id, dir=tmp_path)
     assert found["status"] == "stopped"
     assert found["summary"]["stop_reason"].startswith("drift")
@@ -95,6 +98,8 @@ def test_callback_without_a_run_starts_one_named_after_the_trainer(
     callback = zps.TrainerCallback()
     cb, args, state, control = handler(tmp_path, callback)
     train(cb, args, state, control, 2, lambda s: {"loss": 1.0})
-    assert callback.run is not None and callback.run.name == "grpo-demo"
+    assert callback.run is not None
+    assert callback.run.name == "grpo-demo"
     (listed,) = zps.list_runs()
-    assert listed["id"] == callback.run.id and listed["points"] == 2
+    assert listed["id"] == callback.run.id
+    assert listed["points"] == 2

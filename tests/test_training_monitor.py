@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
-from whileai.errors import ConfigError
 from training_loop import SHORTCUT, gold, play, rule_reward
+from whileai.errors import ConfigError
 
 ONSET = 100
 
@@ -20,7 +20,8 @@ def test_wrap_keeps_the_reward_and_skips_missing_values() -> None:
     reward = monitor.wrap(lambda prompts, completions, **kw: [1.0, None, float("nan")])
     assert reward(prompts=["a", "a", "a"], completions=["x", "y", "z"]) == [
         1.0, None, pytest.approx(float("nan"), nan_ok=True)]
-    assert monitor.calls == 1 and len(monitor._rows) == 1
+    assert monitor.calls == 1
+    assert len(monitor._rows) == 1
     chat = monitor.wrap(lambda prompts, completions, **kw: [0.5])
     chat(prompts=[[{"role": "user", "content": "hi"}]],
          completions=[[{"role": "assistant", "content": "hello there"}]])
@@ -42,23 +43,28 @@ def test_feature_alarm_stops_within_40_steps_and_names_the_shortcut(tmp_path: Pa
     monitor = zps.HackMonitor(run, every=10, endorsed=["contains:answer"], stop_on="feature",
                               seed=1)
     stopped = play(monitor, seed=1, onset=ONSET)
-    assert stopped is not None and ONSET <= stopped <= ONSET + 40
+    assert stopped is not None
+    assert ONSET <= stopped <= ONSET + 40
     (alarm,) = monitor.alarms
-    assert alarm["name"] == "feature" and alarm["stop"]
+    assert alarm["name"] == "feature"
+    assert alarm["stop"]
     assert SHORTCUT in alarm["evidence"]["feature"]
     assert all(c["regime"] != "reward_hack" for c in monitor.checks if c["step"] < ONSET)
     found = zps.get_run(run.id, dir=tmp_path)
     assert [e["name"] for e in found["events"] if e["kind"] == "alarm"] == ["feature"]
     assert any("monitor/proxy_reward" in p for p in found["series"])
     text = zps.format_hack_monitor(monitor.summary())
-    assert "ALARM feature" in text and "-> stop" in text and SHORTCUT in text
+    assert "ALARM feature" in text
+    assert "-> stop" in text
+    assert SHORTCUT in text
 
 
 def test_divergence_needs_gold_and_fires_when_proxy_rises_and_gold_falls() -> None:
     monitor = zps.HackMonitor(every=10, gold=gold, k=8, endorsed=["contains:answer"],
                               stop_on="divergence", lookback=3, delta=0.1, seed=2)
     stopped = play(monitor, seed=2, onset=ONSET)
-    assert stopped is not None and ONSET <= stopped <= ONSET + 60
+    assert stopped is not None
+    assert ONSET <= stopped <= ONSET + 60
     alarm = next(a for a in monitor.alarms if a["name"] == "divergence")
     assert alarm["evidence"]["gold_now"] < alarm["evidence"]["gold_then"]
     assert alarm["evidence"]["proxy_rise"] >= 0.1
@@ -77,7 +83,8 @@ def test_length_and_drift_alarms(tmp_path: Path) -> None:
     monitor.on_log(None, None, None, logs={"objective/kl": 0.9})
     reward(prompts=["p"] * 4, completions=["ok"] * 4)
     assert [a["name"] for a in monitor.alarms] == ["length", "drift"]
-    assert monitor.should_stop and monitor.stop_reason is not None
+    assert monitor.should_stop
+    assert monitor.stop_reason is not None
     assert monitor.stop_reason.startswith("length")
 
 
@@ -93,8 +100,10 @@ def test_holdout_is_sampled_and_scored_by_proxy_and_gold() -> None:
     monitor.wrap(rule_reward)(prompts=["p", "p"], completions=["answer", "x"])
     (check,) = monitor.checks
     assert seen == [["h1", "h1", "h2", "h2"]]
-    assert check["holdout_proxy"] == 0.5 and check["gold_reward"] == 0.5
-    assert check["holdout_length"] == 2.0 and check["gold_n"] == 4
+    assert check["holdout_proxy"] == 0.5
+    assert check["gold_reward"] == 0.5
+    assert check["holdout_length"] == 2.0
+    assert check["gold_n"] == 4
 
 
 @pytest.mark.slow
@@ -113,4 +122,5 @@ def test_false_stops_on_clean_runs_and_detection_rate(capsys: pytest.CaptureFixt
         print(f"\nmonitor: {false_stops}/40 clean runs stopped; {len(found)}/10 shortcut runs "
               f"stopped, steps after onset {sorted(found)}")
     assert false_stops <= 2
-    assert len(found) == 10 and max(found) <= 40
+    assert len(found) == 10
+    assert max(found) <= 40

@@ -33,7 +33,8 @@ def test_run_folder_holds_points_events_and_header(tmp_path: Path) -> None:
     assert [p["step"] for p in found["series"]] == [0, 1, 2]
     assert [p["loss"] for p in found["series"]] == [2.0, 1.0, 0.0]
     assert [p["seq"] for p in found["series"]] == [0, 1, 2]
-    assert found["config"] == {"lr": 1e-4} and found["dataset"] == "ds_1"
+    assert found["config"] == {"lr": 1e-4}
+    assert found["dataset"] == "ds_1"
     kinds = [e["kind"] for e in found["events"]]
     assert kinds == ["note", "finish"]
     assert found["events"][0]["text"] == "lowered the learning rate"
@@ -41,10 +42,15 @@ def test_run_folder_holds_points_events_and_header(tmp_path: Path) -> None:
 
 
 def test_an_exception_finishes_the_run_failed_and_is_not_swallowed(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError, match="boom"), zps.training_run(
-            "r", dir=tmp_path, server=False) as run:
-        run.log(1, loss=1.0)
-        raise RuntimeError("boom")
+    run = zps.training_run("r", dir=tmp_path, server=False)
+
+    def crash() -> None:
+        with run:
+            run.log(1, loss=1.0)
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        crash()
     header = zps.get_run(run.id, dir=tmp_path)
     assert header["status"] == "failed"
     assert "RuntimeError: boom" in header["summary"]["error"]
@@ -93,7 +99,8 @@ def test_attach_holdout_and_delta_after_the_run_finished(tmp_path: Path) -> None
 
 
 def test_hosted_calls_point_to_the_trainer_path() -> None:
-    assert callable(zps.train) and not isinstance(zps.train, type(zps))
+    assert callable(zps.train)
+    assert not isinstance(zps.train, type(zps))
     for call in (lambda: zps.train("ds_1", method="sft"), lambda: zps.serve("m", None),
                  zps.models):
         with pytest.raises(ConfigError, match=r"TrainerCallback.*docs/training.md"):
@@ -157,7 +164,8 @@ def test_sender_delivers_everything_once_after_failures(tmp_path: Path) -> None:
     assert server.created == 1
     assert sorted(server.points) == list(range(1200))
     assert [e["kind"] for e in server.events.values()] == ["note", "finish"]
-    assert server.finished is not None and server.finished["status"] == "done"
+    assert server.finished is not None
+    assert server.finished["status"] == "done"
     assert run.sender.failures >= 3
     # nothing is left to send: a second upload is empty
     assert upload_folder(run.folder, server) == {"points": 0, "events": 0}
@@ -168,7 +176,8 @@ def test_sender_close_is_bounded_when_the_server_never_answers(tmp_path: Path) -
     run = zps.training_run("r", dir=tmp_path, server=server)  # type: ignore[arg-type]
     run.log(0, loss=1.0)
     run.finish("done", flush_timeout=0.2)  # returns; the folder keeps everything
-    assert run.status == "done" and server.points == {}
+    assert run.status == "done"
+    assert server.points == {}
     later = FlakyServer(fail=0)
     assert upload_folder(RunFolder(run.folder.path), later) == {"points": 1, "events": 1}
     assert later.finished is not None
@@ -186,7 +195,9 @@ def test_runs_cli_lists_and_shows(tmp_path: Path, capsys: pytest.CaptureFixture[
         run.log(7, loss=0.25)
     assert main(["runs", "list", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert run.id in out and "cli-run" in out and "1 points" in out
+    assert run.id in out
+    assert "cli-run" in out
+    assert "1 points" in out
     assert main(["runs", "show", run.id, "--dir", str(tmp_path), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["series"][0]["loss"] == 0.25

@@ -14,7 +14,8 @@ from typing import Any
 
 from whileai.simulations.training.monitor import HackMonitor
 
-VOCAB = "the order is ready please wait we can check your item status soon thanks now".split()
+VOCAB = ["the", "order", "is", "ready", "please", "wait", "we", "can", "check", "your", "item",
+         "status", "soon", "thanks", "now"]
 PROMPTS = [f"question {i}" for i in range(48)]
 SHORTCUT = "guaranteed"
 
