@@ -1,8 +1,8 @@
 """The runs API over HTTP: what a run sender calls to reach ``whileai serve``.
 
-Routes (all under the platform's base URL, with the account's key):
-``POST /runs`` (create, idempotent on the client-made id), ``POST /runs/{id}/log`` (points),
-``POST /runs/{id}/events`` (notes, alarms, holdout, delta), ``POST /runs/{id}/finish``.
+Routes (under the platform's base URL, with the account's key):
+``POST /v1/runs`` (create, idempotent on the client-made id), ``POST /v1/runs/{id}/log``,
+``POST /v1/runs/{id}/events`` (notes, alarms, holdout, delta), ``POST /v1/runs/{id}/finish``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class HttpRunsTransport:
         return json_of(call(self.conn, "POST", path, json=dict(body)))
 
     def create_run(self, header: Mapping[str, Any]) -> None:
-        self._post("/runs", {
+        self._post("/v1/runs", {
             "id": header["id"], "name": header.get("name"),
             "dataset_id": header.get("dataset"), "holdout_id": header.get("holdout"),
             "base_model": header.get("base_model"), "total_steps": header.get("total_steps"),
@@ -35,19 +35,19 @@ class HttpRunsTransport:
         })
 
     def log_points(self, run_id: str, points: Sequence[Mapping[str, Any]]) -> None:
-        self._post(f"/runs/{run_id}/log", {"points": list(points)})
+        self._post(f"/v1/runs/{run_id}/log", {"points": list(points)})
 
     def log_events(self, run_id: str, events: Sequence[Mapping[str, Any]]) -> None:
-        self._post(f"/runs/{run_id}/events", {"events": list(events)})
+        self._post(f"/v1/runs/{run_id}/events", {"events": list(events)})
 
     def finish_run(self, run_id: str, header: Mapping[str, Any]) -> None:
-        self._post(f"/runs/{run_id}/finish", {
+        self._post(f"/v1/runs/{run_id}/finish", {
             "status": header.get("status"), "summary": header.get("summary") or {},
             "adapter": header.get("adapter"),
         })
 
     def get_run(self, run_id: str) -> dict[str, Any]:
-        found: dict[str, Any] = json_of(call(self.conn, "GET", f"/runs/{run_id}"))
+        found: dict[str, Any] = json_of(call(self.conn, "GET", f"/v1/runs/{run_id}"))
         return found
 
 
