@@ -203,3 +203,23 @@ def test_runs_cli_lists_and_shows(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert shown["series"][0]["loss"] == 0.25
     assert main(["runs", "show", "run_nope", "--dir", str(tmp_path)]) == 2
     assert "no local run folder" in capsys.readouterr().err
+
+
+def test_reward_model_judges_with_the_model_a_run_served(tmp_path: Path) -> None:
+    from chat_server import completion, serve
+
+    with zps.training_run("rm", dir=tmp_path, server=False) as run:
+        run.log(0, loss=1.0)
+    with pytest.raises(ConfigError, match="records no served model"):
+        zps.reward_model(run.id, dir=tmp_path)
+    reply = completion('{"reward": 1, "reason": "grounded in the lookup"}')
+    with serve([reply]) as server:
+        with zps.training_run("rm2", dir=tmp_path, server=False) as served:
+            served.finish(summary={"served": {"url": server.url, "model": "my-rm"}})
+        judge = zps.reward_model(served.id, dir=tmp_path, threshold=0.5)
+        verdict = judge({"prompt": "where is my order?", "final_text": "It shipped."})
+        body = server.chat_bodies()[0]
+    assert verdict["reward"] == 1.0
+    assert verdict["rm_score"] == 1.0
+    assert body["model"] == "my-rm"
+    assert judge.version == f"reward_model:{served.id}"  # type: ignore[attr-defined]
