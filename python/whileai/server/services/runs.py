@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
+from whileai.server.store.dialect import insert_new
 from whileai.server.store.run_tables import run_events, run_points, runs
 
 __all__ = ["MAX_BATCH", "create_run", "finish_run", "get_run", "list_runs", "log_events",
@@ -49,23 +50,6 @@ def _owned(conn: sa.Connection, account: Account, run_id: str) -> Any:
     if row is None:
         raise ApiError("not_found", f"no run {run_id!r} in this account")
     return row
-
-
-def _insert_new(conn: sa.Connection, table: sa.Table, lines: list[dict[str, Any]]) -> int:
-    """Insert the lines whose primary key is not stored yet; return how many were new."""
-    if not lines:
-        return 0
-    dialect = conn.dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        stmt: Any = pg_insert(table).on_conflict_do_nothing()
-    else:
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-        stmt = sqlite_insert(table).on_conflict_do_nothing()
-    result = conn.execute(stmt, lines)
-    return int(result.rowcount or 0)
 
 
 def _next_seq(conn: sa.Connection, table: sa.Table, run_id: str) -> int:
@@ -137,7 +121,7 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
                 seq, nxt = nxt, nxt + 1
             lines.append({"run_id": run_id, "seq": seq, "step": step,
                           "time": point.get("time"), "metrics": json.dumps(metrics)})
-        stored = _insert_new(conn, run_points, lines)
+        stored = insert_new(conn, run_points, lines)
         values: dict[str, Any] = {"points": run.points + stored, "updated_at": time.time()}
         if lines:
             values["last_step"] = max([line["step"] for line in lines]
@@ -173,7 +157,7 @@ def log_events(store: Store, account: Account, run_id: str,
                           "time": event.get("time"), "body": json.dumps(body, default=str)})
             if kind == "holdout":
                 holdout = {k: body.get(k) for k in ("before", "after", "metric", "verdict")}
-        stored = _insert_new(conn, run_events, lines)
+        stored = insert_new(conn, run_events, lines)
         if holdout is not None:
             conn.execute(sa.update(runs).where(runs.c.id == run_id).values(
                 holdout_result=json.dumps(holdout), updated_at=time.time()))
