@@ -181,3 +181,18 @@ def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str
     assert sorted({r["reward"] for r in train}) == [0.0, 1.0]
     sft = wt.cut(agent="support-bot", kind="sft", holdout=0.0)
     assert sft["holdout"] is None and len(zps.pull(sft["train"]["datasetId"])) == 5
+
+
+def test_traces_cli_lists_and_cuts(platform_server: Any, key: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from whileai.cli import main
+
+    trace = "ee" * 16
+    body = json_export([span(trace, "0e" * 8, **{"gen_ai.input.messages": messages("user", "yo"),
+                                                  "gen_ai.agent.name": "cli-bot"})])
+    assert _export(platform_server.url, key, body, "application/json").status_code == 200
+    assert main(["traces", "list", "--agent", "cli-bot"]) == 0
+    out = capsys.readouterr().out
+    assert "1 traces (1 GenAI, 0 raw)" in out and trace in out and "unscored" in out
+    assert main(["traces", "cuts", "--agent", "cli-bot"]) == 0
+    assert capsys.readouterr().out.startswith("no prompt is worth training on yet")
