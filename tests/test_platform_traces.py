@@ -196,3 +196,28 @@ def test_traces_cli_lists_and_cuts(platform_server: Any, key: str,
     assert "1 traces (1 GenAI, 0 raw)" in out and trace in out and "unscored" in out
     assert main(["traces", "cuts", "--agent", "cli-bot"]) == 0
     assert capsys.readouterr().out.startswith("no prompt is worth training on yet")
+
+
+def test_import_hf_reads_local_parquet_jsonl_and_csv(platform_server: Any, key: str,
+                                                     tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    from whileai.platform.hub import hf_status, import_hf
+
+    records = [{"question": f"{i}+1?", "answer": str(i + 1), "score": float(i % 2),
+                "source": "toy"} for i in range(5)]
+    datasets.Dataset.from_list(records).to_parquet(str(tmp_path / "train.parquet"))
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / "rows.csv").write_text("prompt,final_text\nhi,hello\nbye,ciao\n")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "train.jsonl").write_text((tmp_path / "rows.jsonl").read_text())
+    for source, expected in ((tmp_path / "train.parquet", 5), (tmp_path / "rows.jsonl", 5),
+                             (tmp_path / "rows.csv", 2), (folder, 5)):
+        entry = import_hf(str(source), name=f"imported-{Path(source).name}", max_rows=10)
+        assert entry["rows"] == expected
+        rows = zps.pull(entry["datasetId"])
+        assert len(rows) == expected
+    assert rows[1] == {"prompt": "1+1?", "answer": "2", "reward": 1.0, "source": "toy"}
+    assert import_hf(str(tmp_path / "train.parquet"), max_rows=2)["rows"] == 2
+    with pytest.raises(ValueError, match="HF_TOKEN"):
+        hf_status()
