@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from platform_server import start_server  # noqa: E402
+from platform_server import start_server
 
 
 def _peak_rss_mib(pid: int) -> float:

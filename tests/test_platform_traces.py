@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import requests
+from platform_server import require_server_extra
+from whileai.platform.errors import NotFoundError
 
 import whileai.simulations as zps
-from platform_server import require_server_extra
 from whileai.platform import traces as wt
-from whileai.platform.errors import NotFoundError
 
 require_server_extra()
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
@@ -87,11 +87,13 @@ def test_the_sdk_exporter_delivers_rows_equal_to_rows_from_otel(platform_server:
     for trace_id in ids:
         found = requests.get(f"{platform_server.url}/v1/traces/{trace_id}",
                              headers={"Authorization": f"Bearer {key}"}, timeout=10).json()
-        assert found["agent"] == "support-bot" and found["genai"]
+        assert found["agent"] == "support-bot"
+        assert found["genai"]
         assert found["row"] == local[trace_id]
         assert found["row"]["scenario_id"] in ("s0", "s1", "s2")
     listed = wt.traces(agent="support-bot")
-    assert listed["genai"] == 6 and {t["traceId"] for t in listed["traces"]} == set(ids)
+    assert listed["genai"] == 6
+    assert {t["traceId"] for t in listed["traces"]} == set(ids)
     assert "support-bot" in [a["agent"] for a in zps.agents()]
 
 
@@ -129,14 +131,16 @@ def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) 
     again = _export(url, key, body, "application/json")  # a re-sent batch stores nothing twice
     assert again.status_code == 200
     listed = wt.traces(agent="json-bot")
-    assert listed["genai"] == 1 and listed["traces"][0]["spans"] == 1
+    assert listed["genai"] == 1
+    assert listed["traces"][0]["spans"] == 1
     everything = wt.traces()
     assert everything["raw"] >= 1
     for payload, ctype, reason in ((b"{not json", "application/json", "not JSON"),
                                    (b"\x0a\xff\xff", "application/x-protobuf", "protobuf"),
                                    (b"x", "text/plain", "Content-Type")):
         refused = _export(url, key, payload, ctype)
-        assert refused.status_code == 400 and reason in refused.json()["message"]
+        assert refused.status_code == 400
+        assert reason in refused.json()["message"]
     assert _export(url, "wrong-key", body, "application/json").status_code == 401
     assert wt.traces(agent="json-bot")["traces"][0]["spans"] == 1  # still one span stored
 
@@ -146,7 +150,7 @@ def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str
     tracer = sdk.get_tracer("loop")
     ids: dict[str, list[str]] = {}
     for s in range(6):
-        for run in range(4):
+        for _ in range(4):
             trace_id = agent_turn(tracer, scenario=f"loop-{s}", ask=f"question {s}",
                                   answer="done", tool_ok=True)
             ids.setdefault(f"loop-{s}", []).append(trace_id)
@@ -166,7 +170,8 @@ def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str
     with pytest.raises(NotFoundError, match="unknown trace ids"):
         wt.send_score("ff" * 16, 1.0)
     report = wt.cuts(agent="support-bot")
-    assert report["rl"]["prompts"] == 4 and report["rl"]["runs"] == 16
+    assert report["rl"]["prompts"] == 4
+    assert report["rl"]["runs"] == 16
     assert report["sft"]["prompts"] == 5
     text = wt.format_cuts(report, "support-bot")
     assert text.splitlines()[0] == "4 prompts are worth training on"
@@ -180,7 +185,8 @@ def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str
     assert all(r["lineage"]["source"] == "traces" for r in train)
     assert sorted({r["reward"] for r in train}) == [0.0, 1.0]
     sft = wt.cut(agent="support-bot", kind="sft", holdout=0.0)
-    assert sft["holdout"] is None and len(zps.pull(sft["train"]["datasetId"])) == 5
+    assert sft["holdout"] is None
+    assert len(zps.pull(sft["train"]["datasetId"])) == 5
 
 
 def test_traces_cli_lists_and_cuts(platform_server: Any, key: str,
@@ -193,7 +199,9 @@ def test_traces_cli_lists_and_cuts(platform_server: Any, key: str,
     assert _export(platform_server.url, key, body, "application/json").status_code == 200
     assert main(["traces", "list", "--agent", "cli-bot"]) == 0
     out = capsys.readouterr().out
-    assert "1 traces (1 GenAI, 0 raw)" in out and trace in out and "unscored" in out
+    assert "1 traces (1 GenAI, 0 raw)" in out
+    assert trace in out
+    assert "unscored" in out
     assert main(["traces", "cuts", "--agent", "cli-bot"]) == 0
     assert capsys.readouterr().out.startswith("no prompt is worth training on yet")
 

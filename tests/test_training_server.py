@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 import requests
+from platform_server import require_server_extra
 
 import whileai.simulations as zps
-from platform_server import require_server_extra
 from whileai.cli import main
 
 require_server_extra()
@@ -35,7 +35,8 @@ def test_a_run_round_trips_through_the_server(account: str, tmp_path: Path) -> N
         run.note("halfway")
         run.holdout(0.4, 0.55)
     found = zps.get_run(run.id, dir=tmp_path / "elsewhere")  # not local: read from the server
-    assert found["status"] == "done" and found["name"] == "grpo-live"
+    assert found["status"] == "done"
+    assert found["name"] == "grpo-live"
     assert [p["step"] for p in found["series"]] == list(range(600))
     assert found["series"][300]["reward"] == 0.5
     assert found["config"] == {"beta": 0.02}
@@ -75,7 +76,8 @@ def test_an_offline_folder_imports_once(platform_server: Any, account: str, tmp_
     assert main(["runs", "import", folder]) == 0
     capsys.readouterr()
     found = zps.get_run(run.id, dir="/nonexistent")
-    assert len(found["series"]) == 7 and found["status"] == "done"
+    assert len(found["series"]) == 7
+    assert found["status"] == "done"
 
 
 def test_plain_http_and_account_isolation(platform_server: Any, account: str) -> None:
@@ -89,13 +91,15 @@ def test_plain_http_and_account_isolation(platform_server: Any, account: str) ->
                          timeout=10).json() == {"stored": 2, "skipped": 0}
     bad = requests.post(f"{url}/{run_id}/log", json={"points": [{"step": 3, "loss": "x"}]},
                         headers=auth, timeout=10)
-    assert bad.status_code == 400 and "points[0]: metric 'loss'" in bad.json()["message"]
+    assert bad.status_code == 400
+    assert "points[0]: metric 'loss'" in bad.json()["message"]
     big = requests.post(f"{url}/{run_id}/log", json={"points": [{"step": 1}] * 501},
                         headers=auth, timeout=10)
     assert big.status_code == 413
     done = requests.post(f"{url}/{run_id}/finish", json={"status": "done"}, headers=auth,
                          timeout=10).json()
-    assert done["status"] == "done" and done["points"] == 2
+    assert done["status"] == "done"
+    assert done["points"] == 2
     other = {"Authorization": f"Bearer {platform_server.key('someone-else')}"}
     assert requests.get(f"{url}/{run_id}", headers=other, timeout=10).status_code == 404
     assert requests.get(url, headers=other, timeout=10).json()["total"] == 0

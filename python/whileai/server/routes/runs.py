@@ -6,8 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
-
 from whileai.server.routes.deps import CurrentAccount, StoreDep
+
 from whileai.server.services import runs
 
 __all__ = ["router"]
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
 
 class RunIn(BaseModel):
-    """``POST /v1/runs``: the client may choose the id (its local folder's), making it idempotent."""
+    """``POST /v1/runs``: the client may choose the id (its run folder's): idempotent."""
 
     id: str | None = Field(default=None, pattern=r"^run_[A-Za-z0-9_-]{1,36}$")
     name: str = Field(min_length=1, max_length=300)

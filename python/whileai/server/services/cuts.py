@@ -1,8 +1,8 @@
 """Cuts: what the traces would teach, and the datasets made from them.
 
-Runs (traces) group into prompts by ``scenario_id`` (the ``whileai.scenario_id`` span attribute),
-else by their task key (the prompt). A run passes when its ``score`` is 1.0 or more. ``rl`` keeps
-the prompts passed some of the time but not always (pass rate inside ``band``, 20-80% by
+Runs (traces) group into prompts by their task (``scenario_id``, the ``whileai.scenario_id`` span
+attribute, else the prompt), counted in the database so the report stays fast at a million runs.
+A run passes when its ``score`` is 1.0 or more. ``rl`` keeps the prompts passed some of the time but not always (pass rate inside ``band``, 20-80% by
 default, with two or more scored runs) and all their scored runs; ``sft`` keeps the best run of
 every prompt that ever passed; ``more`` counts prompts with fewer than two scored runs. Prompts
 are split into train and holdout by task (``measure.holdout.split_pseudo_production``), so a
@@ -15,10 +15,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import sqlalchemy as sa
 from whileai.server.errors import ApiError
-from whileai.server.services import Account, Store, datasets
-from whileai.server.services.traces import trace_rows
 from whileai.server.store.blobs import PartWriter
+
+from whileai.server.services import Account, Store, datasets
+from whileai.server.services.traces import since_cutoff, trace_rows
+from whileai.server.store.trace_tables import trace_scores, traces
 from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.rowsource import task_key
 
@@ -27,6 +30,34 @@ __all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report"]
 DEFAULT_BAND = (0.2, 0.8)
 FILTERS = ("model", "tool", "measure")
 _SMALL = 5  # with fewer prompts than this and no holdout= given, nothing is held out
+
+
+def _stats_sql(store: Store, account: Account, agent: str | None, since: str,
+               filters: Mapping[str, Any]) -> dict[str, tuple[int, int, int]]:
+    """``{task: (runs, scored runs, passes)}`` aggregated in the database."""
+    score = trace_scores.alias("score")
+    passed = sa.case((score.c.value >= 1.0, 1), else_=0)
+    query = (sa.select(traces.c.task, sa.func.count(), sa.func.count(score.c.value),
+                       sa.func.coalesce(sa.func.sum(passed), 0))
+             .select_from(traces.outerjoin(score, sa.and_(
+                 score.c.account_id == traces.c.account_id,
+                 score.c.trace_id == traces.c.trace_id, score.c.name == "score")))
+             .where(traces.c.account_id == account.id, traces.c.genai.is_(True))
+             .group_by(traces.c.task))
+    if agent is not None:
+        query = query.where(traces.c.agent == agent)
+    cutoff = since_cutoff(since)
+    if cutoff is not None:
+        query = query.where(traces.c.created_at >= cutoff)
+    if "model" in filters:
+        query = query.where(traces.c.model == filters["model"])
+    if "measure" in filters:
+        named = trace_scores.alias("named")
+        query = query.where(sa.exists().where(
+            named.c.account_id == traces.c.account_id, named.c.trace_id == traces.c.trace_id,
+            named.c.name == filters["measure"]))
+    with store.engine.connect() as conn:
+        return {task: (int(n), int(s), int(p)) for task, n, s, p in conn.execute(query)}
 
 
 def _keep(row: dict[str, Any], filters: Mapping[str, Any]) -> bool:
@@ -38,16 +69,28 @@ def _keep(row: dict[str, Any], filters: Mapping[str, Any]) -> bool:
     return not ("measure" in filters and filters["measure"] not in row.get("scores", {}))
 
 
-def _groups(store: Store, account: Account, agent: str | None, since: str,
-            filters: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    unknown = sorted(set(filters) - set(FILTERS))
-    if unknown:
-        raise ApiError("bad_request", f"unknown trace filter(s) {unknown}; use {list(FILTERS)}")
+def _rows_by_task(store: Store, account: Account, agent: str | None, since: str,
+                  filters: Mapping[str, Any],
+                  tasks: set[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = {}
-    for row in trace_rows(store, account, agent=agent, since=since):
+    for row in trace_rows(store, account, agent=agent, since=since, tasks=tasks):
         if _keep(row, filters):
             groups.setdefault(task_key(row) or row["trace_id"], []).append(row)
     return groups
+
+
+def _stats(store: Store, account: Account, agent: str | None, since: str,
+           filters: Mapping[str, Any]) -> dict[str, tuple[int, int, int]]:
+    unknown = sorted(set(filters) - set(FILTERS))
+    if unknown:
+        raise ApiError("bad_request", f"unknown trace filter(s) {unknown}; use {list(FILTERS)}")
+    if "tool" not in filters:
+        return _stats_sql(store, account, agent, since, filters)
+    out = {}  # the tool filter reads the steps: row by row
+    for task, runs in _rows_by_task(store, account, agent, since, filters).items():
+        scores = [s for r in runs if (s := _score(r)) is not None]
+        out[task] = (len(runs), len(scores), sum(s >= 1.0 for s in scores))
+    return out
 
 
 def _score(row: dict[str, Any]) -> float | None:
@@ -62,20 +105,23 @@ def _band(band: Any) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _select(groups: dict[str, list[dict[str, Any]]], kind: str,
-            band: tuple[float, float]) -> list[dict[str, Any]]:
-    """The rows a cut of ``kind`` keeps (reward read from the score)."""
-    out = []
-    for key, runs in groups.items():
-        scored = [(r, s) for r in runs if (s := _score(r)) is not None]
-        passes = sum(s >= 1.0 for _, s in scored)
-        if kind == "rl":
-            if len(scored) >= 2 and band[0] <= passes / len(scored) <= band[1]:
-                out.extend(_as_row(r, s, key) for r, s in scored)
-        elif passes:
-            best = max(scored, key=lambda rs: rs[1])  # first best run: max is stable
-            out.append(_as_row(best[0], best[1], key))
-    return out
+def _chosen(stats: dict[str, tuple[int, int, int]], kind: str,
+            band: tuple[float, float]) -> list[str]:
+    """The tasks a cut of ``kind`` keeps, in a stable order."""
+    if kind == "rl":
+        return sorted(t for t, (_, n, p) in stats.items() if n >= 2 and band[0] <= p / n <= band[1])
+    return sorted(t for t, (_, _, p) in stats.items() if p)
+
+
+def _held(tasks: list[str], holdout: float | None) -> set[str]:
+    """The tasks held out: whole tasks; ``holdout=None`` holds out 20% of 5 or more tasks."""
+    if holdout is not None and not 0.0 <= holdout < 1.0:
+        raise ApiError("bad_request", f"holdout must be in [0, 1), got {holdout}")
+    fraction = 0.2 if holdout is None and len(tasks) >= _SMALL else (holdout or 0.0)
+    if not tasks or fraction == 0.0:
+        return set()
+    held, _ = split_pseudo_production([{"scenario_id": t} for t in tasks], fraction)
+    return {r["scenario_id"] for r in held}
 
 
 def _as_row(row: dict[str, Any], score: float, key: str) -> dict[str, Any]:
@@ -86,38 +132,21 @@ def _as_row(row: dict[str, Any], score: float, key: str) -> dict[str, Any]:
     return out
 
 
-def _split(rows: list[dict[str, Any]], holdout: float | None,
-           prompts: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(train, held out): whole prompts; ``holdout=None`` holds out 20% of 5 or more prompts."""
-    if holdout is not None and not 0.0 <= holdout < 1.0:
-        raise ApiError("bad_request", f"holdout must be in [0, 1), got {holdout}")
-    fraction = 0.2 if holdout is None and prompts >= _SMALL else (holdout or 0.0)
-    if not rows or fraction == 0.0:
-        return rows, []
-    held, rest = split_pseudo_production(rows, fraction)
-    return rest, held
-
-
 def cuts_report(store: Store, account: Account, *, agent: str | None = None, since: str = "all",
                 band: Any = None, holdout: float | None = None,
                 filters: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What a cut would hold: prompts seen, rl (with train/holdout), sft, and more."""
     lo_hi = _band(band)
-    groups = _groups(store, account, agent, since, filters or {})
-    runs = sum(len(g) for g in groups.values())
-    scored = sum(1 for g in groups.values() for r in g if _score(r) is not None)
-    rl_rows = _select(groups, "rl", lo_hi)
-    rl_prompts = {r["scenario_id"] for r in rl_rows}
-    train, held = _split(rl_rows, holdout, len(rl_prompts))
-    sft_rows = _select(groups, "sft", lo_hi)
-    more = sum(1 for g in groups.values() if sum(_score(r) is not None for r in g) < 2)
-    return {"agent": agent, "since": since, "band": list(lo_hi), "prompts": len(groups),
-            "runs": runs, "scored": scored,
-            "rl": {"prompts": len(rl_prompts), "runs": len(rl_rows),
-                   "train": len({r["scenario_id"] for r in train}),
-                   "holdout": len({r["scenario_id"] for r in held})},
-            "sft": {"prompts": len(sft_rows), "runs": len(sft_rows)},
-            "more": {"prompts": more}}
+    stats = _stats(store, account, agent, since, filters or {})
+    rl = _chosen(stats, "rl", lo_hi)
+    held = _held(rl, holdout)
+    return {"agent": agent, "since": since, "band": list(lo_hi), "prompts": len(stats),
+            "runs": sum(n for n, _, _ in stats.values()),
+            "scored": sum(s for _, s, _ in stats.values()),
+            "rl": {"prompts": len(rl), "runs": sum(stats[t][1] for t in rl),
+                   "train": len(rl) - len(held), "holdout": len(held)},
+            "sft": {"prompts": len(_chosen(stats, "sft", lo_hi))},
+            "more": {"prompts": sum(1 for _, s, _ in stats.values() if s < 2)}}
 
 
 def _dataset(store: Store, account: Account, rows: list[dict[str, Any]],
@@ -132,6 +161,18 @@ def _dataset(store: Store, account: Account, rows: list[dict[str, Any]],
         raise
 
 
+def _cut_rows(groups: dict[str, list[dict[str, Any]]], kind: str) -> list[dict[str, Any]]:
+    out = []
+    for key in sorted(groups):
+        scored = [(r, s) for r in groups[key] if (s := _score(r)) is not None]
+        if kind == "rl":
+            out.extend(_as_row(r, s, key) for r, s in scored)
+        elif scored:
+            best = max(scored, key=lambda rs: rs[1])  # the first best run: max is stable
+            out.append(_as_row(best[0], best[1], key))
+    return out
+
+
 def cut(store: Store, account: Account, *, agent: str | None = None, kind: str = "rl",
         since: str = "all", holdout: float | None = None, band: Any = None,
         name: str | None = None, filters: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -142,22 +183,26 @@ def cut(store: Store, account: Account, *, agent: str | None = None, kind: str =
     """
     if kind not in ("rl", "sft"):
         raise ApiError("bad_request", f"kind must be 'rl' or 'sft', got {kind!r}")
+    filters = filters or {}
     report = cuts_report(store, account, agent=agent, since=since, band=band, holdout=holdout,
                          filters=filters)
-    groups = _groups(store, account, agent, since, filters or {})
-    rows = _select(groups, kind, _band(band))
-    if not rows:
+    tasks = _chosen(_stats(store, account, agent, since, filters), kind, _band(band))
+    if not tasks:
         raise ApiError("bad_request", f"nothing to cut: no prompt qualifies for kind={kind!r} "
                                       f"({report['prompts']} prompts, {report['scored']} scored "
                                       "runs); send scores with send_score first")
-    train, held = _split(rows, holdout, len({r["scenario_id"] for r in rows}))
+    held = _held(tasks, holdout)
+    rows = _cut_rows(_rows_by_task(store, account, agent, since, filters, set(tasks)), kind)
+    train = [r for r in rows if r["scenario_id"] not in held]
     base = name or f"{agent or 'traces'}-{kind}-cut"
     about = f"cut kind={kind} from traces (since {since}) of agent {agent or 'any'}"
     made = {"kind": kind, "report": report, "holdout": None,
             "train": _dataset(store, account, train, datasets.NewDataset(
                 name=base, purpose="train", mode=kind, agent=agent, description=about))}
     if held:
-        made["holdout"] = _dataset(store, account, held, datasets.NewDataset(
-            name=f"{base}-holdout", purpose="holdout", mode=kind, agent=agent,
-            description=about, linked=made["train"]["datasetId"]))
+        made["holdout"] = _dataset(store, account, [r for r in rows if r["scenario_id"] in held],
+                                   datasets.NewDataset(
+                                       name=f"{base}-holdout", purpose="holdout", mode=kind,
+                                       agent=agent, description=about,
+                                       linked=made["train"]["datasetId"]))
     return made

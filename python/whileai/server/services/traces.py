@@ -16,17 +16,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
-
 from whileai.server.errors import ApiError
+from whileai.server.store.tables import agents
+
 from whileai.server.services import Account, Store
 from whileai.server.services.otlp import flat_spans
 from whileai.server.store.dialect import insert_new, upsert
-from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
 from whileai.simulations.ingest.otel import SCENARIO_KEYS, read_otel
 from whileai.simulations.ingest.otlp import decode_value
+from whileai.simulations.rowsource import task_key
 
-__all__ = ["get_trace", "ingest", "list_traces", "send_scores", "trace_rows"]
+__all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
 _SPAN_ID_CHARS = set("0123456789abcdef")
@@ -114,15 +115,16 @@ def _rebuild(conn: sa.Connection, account: Account, trace_ids: Sequence[str],
             genai += 1
         records.append({"account_id": account.id, "trace_id": trace_id, "agent": agent,
                         "genai": row is not None, "spans": len(bodies), "scenario": scenario,
+                        "task": (task_key(row) or trace_id) if row is not None else None,
                         "model": row.get("model_version") if row else None,
                         "row": json.dumps(row) if row is not None else None,
                         "created_at": now, "updated_at": now})
     upsert(conn, traces, records, keys=("account_id", "trace_id"),
-           update=("agent", "genai", "spans", "scenario", "model", "row", "updated_at"))
+           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"))
     return genai
 
 
-def _since(since: str) -> float | None:
+def since_cutoff(since: str) -> float | None:
     """``"all"`` -> None; ``"24h"``, ``"7d"``, ``"30m"`` -> the cut-off epoch time."""
     if since in ("", "all"):
         return None
@@ -135,22 +137,28 @@ def _since(since: str) -> float | None:
 
 
 def trace_rows(store: Store, account: Account, *, agent: str | None = None,
-               since: str = "all") -> list[dict[str, Any]]:
-    """Every GenAI trace's row (with ``trace_id``), scores attached as ``scores``, oldest first."""
+               since: str = "all", tasks: set[str] | None = None) -> list[dict[str, Any]]:
+    """The GenAI traces' rows (with ``trace_id``; only ``tasks`` when given), scores attached as
+    ``scores``, oldest first."""
     query = sa.select(traces.c.trace_id, traces.c.row).where(
         traces.c.account_id == account.id, traces.c.genai.is_(True))
+    if tasks is not None:
+        query = query.where(traces.c.task.in_(sorted(tasks)))
     if agent is not None:
         query = query.where(traces.c.agent == agent)
-    cutoff = _since(since)
+    cutoff = since_cutoff(since)
     if cutoff is not None:
         query = query.where(traces.c.created_at >= cutoff)
     with store.engine.connect() as conn:
         found = conn.execute(query.order_by(traces.c.seq)).all()
         scores: dict[str, dict[str, float]] = {}
-        for trace_id, name, value in conn.execute(
-                sa.select(trace_scores.c.trace_id, trace_scores.c.name, trace_scores.c.value)
-                .where(trace_scores.c.account_id == account.id)):
-            scores.setdefault(trace_id, {})[name] = value
+        ids = [trace_id for trace_id, _ in found]
+        for chunk in range(0, len(ids), 500):
+            for trace_id, name, value in conn.execute(
+                    sa.select(trace_scores.c.trace_id, trace_scores.c.name, trace_scores.c.value)
+                    .where(trace_scores.c.account_id == account.id,
+                           trace_scores.c.trace_id.in_(ids[chunk:chunk + 500]))):
+                scores.setdefault(trace_id, {})[name] = value
     out = []
     for trace_id, text in found:
         row = json.loads(text)
@@ -239,10 +247,10 @@ def get_trace(store: Store, account: Account, trace_id: str) -> dict[str, Any]:
             sa.select(trace_spans.c.body).where(trace_spans.c.account_id == account.id,
                                                 trace_spans.c.trace_id == found.trace_id)
             .order_by(trace_spans.c.span_id)).scalars()]
-        scores = {name: value for name, value in conn.execute(
+        scores = dict(conn.execute(
             sa.select(trace_scores.c.name, trace_scores.c.value).where(
                 trace_scores.c.account_id == account.id,
-                trace_scores.c.trace_id == found.trace_id))}
+                trace_scores.c.trace_id == found.trace_id)).tuples().all())
     for span in spans:
         span.pop("whileaiAgent", None)
     return {"traceId": found.trace_id, "agent": found.agent, "genai": bool(found.genai),

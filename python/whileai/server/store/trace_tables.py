@@ -1,14 +1,14 @@
 """The tables of traces (migration 0003): spans as received, one row per trace, scores.
 
 A span is identified by ``(account, span id)``, so a re-sent batch stores nothing twice. A trace
-with GenAI spans gets its conversation row (``ingest.otel``, the same conversion as
+with GenAI spans gets its conversation row and its ``task`` (the row's task key: what cuts group
+runs by) (``ingest.otel``, the same conversion as
 ``rows_from_otel``); other traces keep their spans raw and are only counted.
 """
 
 from __future__ import annotations
 
 import sqlalchemy as sa
-
 from whileai.server.store.tables import metadata
 
 __all__ = ["trace_scores", "trace_spans", "traces"]
@@ -32,12 +32,14 @@ traces = sa.Table(
     sa.Column("genai", sa.Boolean, nullable=False),
     sa.Column("spans", sa.Integer, nullable=False),
     sa.Column("scenario", sa.Text, nullable=True),
+    sa.Column("task", sa.Text, nullable=True),
     sa.Column("model", sa.String(300), nullable=True),
     sa.Column("row", sa.Text, nullable=True),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
     sa.Index("ix_traces_account_agent", "account_id", "agent"),
+    sa.Index("ix_traces_account_task", "account_id", "task"),
 )
 
 trace_scores = sa.Table(

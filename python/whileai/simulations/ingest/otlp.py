@@ -163,9 +163,11 @@ def _time(raw: Any) -> int | None:
     return value if value > 0 else None
 
 
-def _hex_id(raw: Any) -> str:
+def _hex_id(raw: Any, width: int = 16) -> str:
+    """An id as lower-case hex; an SDK's integer id zero-padded to its OTLP width (32 hex digits
+    for a trace, 16 for a span), so it equals the id an OTLP export of the same span carries."""
     if isinstance(raw, int) and not isinstance(raw, bool):
-        return format(raw, "x") if raw else ""
+        return format(raw, f"0{width}x") if raw else ""
     return str(raw).strip().lower().removeprefix("0x") if raw else ""
 
 
@@ -184,7 +186,7 @@ def _from_sdk(obj: Any, tally: Counter[str], index: int) -> Span:
         for e in getattr(obj, "events", ()) or ()
     )
     return Span(
-        trace_id=_hex_id(getattr(ctx, "trace_id", None)),
+        trace_id=_hex_id(getattr(ctx, "trace_id", None), 32),
         span_id=_hex_id(getattr(ctx, "span_id", None)),
         parent_id=_hex_id(getattr(parent, "span_id", None)),
         name=str(getattr(obj, "name", "") or ""),
@@ -227,7 +229,7 @@ def _from_dict(raw: Mapping[str, Any], tally: Counter[str], index: int) -> Span:
             )
         )
     return Span(
-        trace_id=_hex_id(_first(raw, "traceId", "trace_id")),
+        trace_id=_hex_id(_first(raw, "traceId", "trace_id"), 32),
         span_id=_hex_id(_first(raw, "spanId", "span_id")),
         parent_id=_hex_id(_first(raw, "parentSpanId", "parent_span_id", "parent_id")),
         name=str(raw.get("name") or ""),

@@ -121,10 +121,9 @@ def bars(items: Sequence[tuple[str, float, float | None, float | None]], *, titl
 
     body = [f'<line x1="{mid}" y1="8" x2="{mid}" y2="{height - 8}" stroke="#555"/>']
     if floor is not None:
-        for f in (floor, -floor):
-            body.append(f'<line class="floor" x1="{sx(f):.1f}" y1="8" x2="{sx(f):.1f}" '
-                        f'y2="{height - 8}" stroke="#B00020" stroke-dasharray="4 3">'
-                        f"<title>noise floor {_fmt(abs(f))}</title></line>")
+        body.extend(f'<line class="floor" x1="{sx(f):.1f}" y1="8" x2="{sx(f):.1f}" '
+                    f'y2="{height - 8}" stroke="#B00020" stroke-dasharray="4 3">'
+                    f"<title>noise floor {_fmt(abs(f))}</title></line>" for f in (floor, -floor))
     for i, (label, value, lo, hi) in enumerate(items):
         y = 20 + 22 * i
         x_a, x_b = sorted((mid, sx(value)))
