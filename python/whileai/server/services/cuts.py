@@ -4,9 +4,10 @@ Runs (traces) group into prompts by their task (``scenario_id``, the ``whileai.s
 attribute, else the prompt), counted in the database so the report stays fast at a million runs.
 A run passes when its ``score`` is 1.0 or more. ``rl`` keeps the prompts passed some of the time
 but not always (pass rate inside ``band``, 20-80% by default, with two or more scored runs) and
-all their scored runs; ``sft`` keeps the best run of every prompt that ever passed; ``more`` counts prompts with fewer than two scored runs. Prompts
-are split into train and holdout by task (``measure.holdout.split_pseudo_production``), so a
-prompt you measure on is never one you trained on.
+all their scored runs; ``sft`` keeps the best run of every prompt that ever passed; ``more``
+counts prompts with fewer than two scored runs. Prompts are split into train and holdout by task
+(``measure.holdout.split_pseudo_production``), so a prompt you measure on is never one you
+trained on.
 """
 
 from __future__ import annotations
