@@ -205,3 +205,4 @@ def test_the_html_report_opens_from_file_with_no_network(browser: Any, tmp_path:
     assert all(u.startswith("file://") for u in requested if u)
     assert browser.title == "refund run"
     assert browser.find_elements(By.CSS_SELECTOR, "svg.chart .mark")
+

@@ -96,6 +96,7 @@ from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.measure.passat import PassAt, pass_at
 from whileai.simulations.measure.power import detectable_effect, holdout_size
 from whileai.simulations.models.spec import local_model
+from whileai.simulations.report.html import report_html
 from whileai.simulations.rows import (
     check_rows,
     conversation,
@@ -279,6 +280,7 @@ __all__: list[str] = [
     "recommend",
     "reference_logprobs",
     "refusal_report",
+    "report_html",
     "retire_solved",
     "reward_correlations",
     "reward_model",
