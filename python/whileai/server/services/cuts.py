@@ -35,14 +35,10 @@ _SMALL = 5  # with fewer prompts than this and no holdout= given, nothing is hel
 
 def _stats_sql(store: Store, account: Account, agent: str | None, since: str,
                filters: Mapping[str, Any]) -> dict[str, tuple[int, int, int]]:
-    """``{task: (runs, scored runs, passes)}`` aggregated in the database."""
-    score = trace_scores.alias("score")
-    passed = sa.case((score.c.value >= 1.0, 1), else_=0)
-    query = (sa.select(traces.c.task, sa.func.count(), sa.func.count(score.c.value),
+    """``{task: (runs, scored runs, passes)}`` counted in the database (a covering index)."""
+    passed = sa.case((traces.c.score >= 1.0, 1), else_=0)
+    query = (sa.select(traces.c.task, sa.func.count(), sa.func.count(traces.c.score),
                        sa.func.coalesce(sa.func.sum(passed), 0))
-             .select_from(traces.outerjoin(score, sa.and_(
-                 score.c.account_id == traces.c.account_id,
-                 score.c.trace_id == traces.c.trace_id, score.c.name == "score")))
              .where(traces.c.account_id == account.id, traces.c.genai.is_(True))
              .group_by(traces.c.task))
     if agent is not None:

@@ -230,6 +230,12 @@ def send_scores(store: Store, account: Account,
         unknown = sorted({g["trace_id"] for g in good if g["trace_id"] not in known})
         upsert(conn, trace_scores, applied, keys=("account_id", "trace_id", "name"),
                update=("value", "fields", "updated_at"))
+        verdicts = [g for g in applied if g["name"] == "score"]
+        if verdicts:  # the verdict also sits on the trace, where cuts count it
+            conn.execute(sa.update(traces).where(
+                traces.c.account_id == account.id,
+                traces.c.trace_id == sa.bindparam("t")).values(score=sa.bindparam("v")),
+                [{"t": g["trace_id"], "v": g["value"]} for g in verdicts])
     if not applied:
         raise ApiError("not_found", f"no score landed: unknown trace ids {unknown[:5]}"
                                     + (f", rejected {rejected[:3]}" if rejected else ""))

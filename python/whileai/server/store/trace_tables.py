@@ -1,9 +1,9 @@
 """The tables of traces (migration 0003): spans as received, one row per trace, scores.
 
 A span is identified by ``(account, span id)``, so a re-sent batch stores nothing twice. A trace
-with GenAI spans gets its conversation row and its ``task`` (the row's task key: what cuts group
-runs by) (``ingest.otel``, the same conversion as
-``rows_from_otel``); other traces keep their spans raw and are only counted.
+with GenAI spans gets its conversation row, its ``task`` (the row's task key: what cuts group runs
+by) and the value of its ``score`` (kept beside the row so cuts never read rows); other traces
+keep their spans raw and are only counted.
 """
 
 from __future__ import annotations
@@ -33,13 +33,15 @@ traces = sa.Table(
     sa.Column("spans", sa.Integer, nullable=False),
     sa.Column("scenario", sa.Text, nullable=True),
     sa.Column("task", sa.Text, nullable=True),
+    sa.Column("score", sa.Float, nullable=True),
     sa.Column("model", sa.String(300), nullable=True),
     sa.Column("row", sa.Text, nullable=True),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
     sa.Index("ix_traces_account_agent", "account_id", "agent"),
-    sa.Index("ix_traces_account_task", "account_id", "task"),
+    # Covers the cuts query (counts and passes per task) without reading the rows.
+    sa.Index("ix_traces_cuts", "account_id", "genai", "agent", "task", "score"),
 )
 
 trace_scores = sa.Table(

@@ -36,6 +36,7 @@ def upgrade() -> None:
         sa.Column("spans", sa.Integer, nullable=False),
         sa.Column("scenario", sa.Text, nullable=True),
         sa.Column("task", sa.Text, nullable=True),
+        sa.Column("score", sa.Float, nullable=True),
         sa.Column("model", sa.String(300), nullable=True),
         sa.Column("row", sa.Text, nullable=True),
         sa.Column("created_at", sa.Float, nullable=False),
@@ -43,7 +44,8 @@ def upgrade() -> None:
         sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
     )
     op.create_index("ix_traces_account_agent", "traces", ["account_id", "agent"])
-    op.create_index("ix_traces_account_task", "traces", ["account_id", "task"])
+    op.create_index("ix_traces_cuts", "traces",
+                    ["account_id", "genai", "agent", "task", "score"])
     op.create_table(
         "trace_scores",
         sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), primary_key=True),
@@ -58,7 +60,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     """Drop the trace tables."""
     op.drop_table("trace_scores")
-    op.drop_index("ix_traces_account_task", table_name="traces")
+    op.drop_index("ix_traces_cuts", table_name="traces")
     op.drop_index("ix_traces_account_agent", table_name="traces")
     op.drop_table("traces")
     op.drop_index("ix_trace_spans_trace", table_name="trace_spans")
