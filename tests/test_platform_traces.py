@@ -229,3 +229,24 @@ def test_import_hf_reads_local_parquet_jsonl_and_csv(platform_server: Any, key: 
     assert import_hf(str(tmp_path / "train.parquet"), max_rows=2)["rows"] == 2
     with pytest.raises(ValueError, match="HF_TOKEN"):
         hf_status()
+
+
+def test_oversized_and_inflating_bodies_get_413(tmp_path: Path) -> None:
+    from platform_server import start_server
+
+    small = start_server(tmp_path, "--max-request-bytes", "4000")
+    try:
+        key = small.key("tiny")
+        spans = [span(f"{i + 1:032x}", f"{i + 1:016x}", **{"gen_ai.agent.name": "x"})
+                 for i in range(40)]
+        body = json_export(spans)
+        assert len(body) > 4000
+        assert _export(small.url, key, body, "application/json").status_code == 413
+        bomb = gzip.compress(body)
+        assert len(bomb) < 4000
+        refused = _export(small.url, key, bomb, "application/json", "gzip")
+        assert refused.status_code == 413
+        assert "inflates past 4000 bytes" in refused.json()["message"]
+        assert wt.traces(api_key=key, base_url=small.url)["total"] == 0
+    finally:
+        small.stop()

@@ -22,7 +22,8 @@ __all__ = ["cut", "cuts", "format_cuts", "send_score", "traces"]
 
 def send_score(trace_id: str | None = None, value: float | bool | None = None,
                name: str = "score", scores: Sequence[Mapping[str, Any]] | None = None,
-               api_key: str | None = None, **fields: Any) -> dict[str, Any]:
+               api_key: str | None = None, *, base_url: str | None = None,
+               **fields: Any) -> dict[str, Any]:
     """Grade traces that have finished: a run passes at ``score`` 1.0 or more.
 
     Re-sending the same ``name`` for a trace corrects it. Other keywords ride along on every
@@ -43,30 +44,31 @@ def send_score(trace_id: str | None = None, value: float | bool | None = None,
     if not items:
         raise ValueError("send_score needs trace_id and value, or scores=[{traceId, value}]")
     body = [{"name": name, **fields, **item} for item in items]
-    result: dict[str, Any] = json_of(call(connect(api_key), "POST", "/v1/scores",
+    result: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "POST", "/v1/scores",
                                           json={"scores": body}))
     return result
 
 
 def traces(agent: str | None = None, *, limit: int = 100, offset: int = 0,
-           api_key: str | None = None) -> dict[str, Any]:
+           api_key: str | None = None, base_url: str | None = None) -> dict[str, Any]:
     """A page of your traces, newest first (``traces``, and ``genai`` / ``raw`` counts)."""
-    found: dict[str, Any] = json_of(call(connect(api_key), "GET", "/v1/traces", params={
+    found: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "GET", "/v1/traces", params={
         "agent": agent, "limit": limit, "offset": offset}))
     return found
 
 
-def cuts(agent: str | None = None, since: str = "all", api_key: str | None = None,
-         **filters: Any) -> dict[str, Any]:
+def cuts(agent: str | None = None, since: str = "all", api_key: str | None = None, *,
+         base_url: str | None = None, **filters: Any) -> dict[str, Any]:
     """How your traces group into prompts, and what a cut would hold (read before ``cut``)."""
-    found: dict[str, Any] = json_of(call(connect(api_key), "GET", "/v1/cuts", params={
+    found: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "GET", "/v1/cuts", params={
         "agent": agent, "since": since, **filters}))
     return found
 
 
 def cut(agent: str | None = None, kind: str = "rl", since: str = "all",
         holdout: float | None = None, band: tuple[float, float] | None = None,
-        name: str | None = None, api_key: str | None = None, **filters: Any) -> dict[str, Any]:
+        name: str | None = None, api_key: str | None = None, *, base_url: str | None = None,
+        **filters: Any) -> dict[str, Any]:
     """Cut training data out of your traces: a train dataset and its held-out twin.
 
     ``kind="rl"`` keeps prompts passed some of the time (``band``, 20-80% by default);
@@ -76,7 +78,7 @@ def cut(agent: str | None = None, kind: str = "rl", since: str = "all",
     Returns:
         ``{"train": dataset, "holdout": dataset or None, "report": cuts report, "kind"}``.
     """
-    made: dict[str, Any] = json_of(call(connect(api_key), "POST", "/v1/cuts", json={
+    made: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "POST", "/v1/cuts", json={
         "agent": agent, "kind": kind, "since": since, "holdout": holdout,
         "band": list(band) if band is not None else None, "name": name, "filters": filters}))
     return made

@@ -16,6 +16,9 @@ from whileai.server.services.otlp import decode_body, encode_response
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["traces"])
+# An OTLP batch is small (an SDK sends a few MB at most); a larger body is refused before it is
+# held in memory, which keeps the receiver's memory bounded under a flood.
+MAX_TRACE_BODY = 64 * 1024 * 1024
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -39,7 +42,7 @@ async def _body(request: Request, limit: int) -> bytes:
 async def receive(request: Request, store: StoreDep, account: CurrentAccount) -> Response:
     """Store the spans; the reply is an ExportTraceServiceResponse in the request's encoding,
     with ``partialSuccess`` when some spans were rejected."""
-    limit = store.config.max_request_bytes
+    limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
     body = await _body(request, limit)
     content_type = request.headers.get("content-type", "")
     export = decode_body(body, content_type, request.headers.get("content-encoding", ""),
