@@ -44,15 +44,16 @@ def send_score(trace_id: str | None = None, value: float | bool | None = None,
     if not items:
         raise ValueError("send_score needs trace_id and value, or scores=[{traceId, value}]")
     body = [{"name": name, **fields, **item} for item in items]
-    result: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "POST", "/v1/scores",
-                                          json={"scores": body}))
+    conn = connect(api_key, base_url=base_url)
+    result: dict[str, Any] = json_of(call(conn, "POST", "/v1/scores", json={"scores": body}))
     return result
 
 
 def traces(agent: str | None = None, *, limit: int = 100, offset: int = 0,
            api_key: str | None = None, base_url: str | None = None) -> dict[str, Any]:
     """A page of your traces, newest first (``traces``, and ``genai`` / ``raw`` counts)."""
-    found: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "GET", "/v1/traces", params={
+    conn = connect(api_key, base_url=base_url)
+    found: dict[str, Any] = json_of(call(conn, "GET", "/v1/traces", params={
         "agent": agent, "limit": limit, "offset": offset}))
     return found
 
@@ -60,7 +61,8 @@ def traces(agent: str | None = None, *, limit: int = 100, offset: int = 0,
 def cuts(agent: str | None = None, since: str = "all", api_key: str | None = None, *,
          base_url: str | None = None, **filters: Any) -> dict[str, Any]:
     """How your traces group into prompts, and what a cut would hold (read before ``cut``)."""
-    found: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "GET", "/v1/cuts", params={
+    conn = connect(api_key, base_url=base_url)
+    found: dict[str, Any] = json_of(call(conn, "GET", "/v1/cuts", params={
         "agent": agent, "since": since, **filters}))
     return found
 
@@ -78,7 +80,8 @@ def cut(agent: str | None = None, kind: str = "rl", since: str = "all",
     Returns:
         ``{"train": dataset, "holdout": dataset or None, "report": cuts report, "kind"}``.
     """
-    made: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "POST", "/v1/cuts", json={
+    conn = connect(api_key, base_url=base_url)
+    made: dict[str, Any] = json_of(call(conn, "POST", "/v1/cuts", json={
         "agent": agent, "kind": kind, "since": since, "holdout": holdout,
         "band": list(band) if band is not None else None, "name": name, "filters": filters}))
     return made
