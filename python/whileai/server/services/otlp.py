@@ -17,10 +17,11 @@ from typing import Any
 
 from whileai.server.errors import ApiError
 
+from whileai.simulations.ingest.otlp import decode_attributes
+
 __all__ = ["PROTOBUF", "decode_body", "encode_response", "flat_spans"]
 
 PROTOBUF = "application/x-protobuf"
-_ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
@@ -35,18 +36,51 @@ def _gunzip(body: bytes, limit: int) -> bytes:
     return out
 
 
-def _hex_ids(value: Any) -> None:
-    """Protobuf's JSON mapping writes bytes as base64; OTLP/JSON writes ids as hex."""
-    if isinstance(value, dict):
-        for key in _ID_FIELDS:
-            raw = value.get(key)
-            if isinstance(raw, str) and raw:
-                value[key] = base64.b64decode(raw).hex()
-        for item in value.values():
-            _hex_ids(item)
-    elif isinstance(value, list):
-        for item in value:
-            _hex_ids(item)
+def _value(any_value: Any) -> Any:
+    """An OTLP ``AnyValue`` message as a plain Python value."""
+    kind = any_value.WhichOneof("value")
+    if kind == "array_value":
+        return [_value(v) for v in any_value.array_value.values]
+    if kind == "kvlist_value":
+        return {kv.key: _value(kv.value) for kv in any_value.kvlist_value.values}
+    if kind == "bytes_value":
+        return base64.b64encode(any_value.bytes_value).decode()
+    return getattr(any_value, kind) if kind else None
+
+
+def _attributes(pairs: Any) -> dict[str, Any]:
+    return {kv.key: _value(kv.value) for kv in pairs}
+
+
+def _from_proto(request: Any) -> dict[str, Any]:
+    """The request as OTLP/JSON nesting with flat attributes and hex ids (walked directly:
+    several times faster than protobuf's generic JSON mapping)."""
+    resource_spans = []
+    for rs in request.resource_spans:
+        scopes = []
+        for ss in rs.scope_spans:
+            spans = []
+            for span in ss.spans:
+                flat: dict[str, Any] = {
+                    "traceId": span.trace_id.hex(), "spanId": span.span_id.hex(),
+                    "name": span.name, "startTimeUnixNano": str(span.start_time_unix_nano),
+                    "endTimeUnixNano": str(span.end_time_unix_nano),
+                    "attributes": _attributes(span.attributes),
+                }
+                if span.parent_span_id:
+                    flat["parentSpanId"] = span.parent_span_id.hex()
+                if span.events:
+                    flat["events"] = [{"name": e.name, "timeUnixNano": str(e.time_unix_nano),
+                                       "attributes": _attributes(e.attributes)}
+                                      for e in span.events]
+                if span.status.code or span.status.message:
+                    flat["status"] = {"code": int(span.status.code),
+                                      "message": span.status.message}
+                spans.append(flat)
+            scopes.append({"spans": spans})
+        resource_spans.append({"resource": {"attributes": _attributes(rs.resource.attributes)},
+                               "scopeSpans": scopes})
+    return {"resourceSpans": resource_spans}
 
 
 def decode_body(body: bytes, content_type: str, content_encoding: str, *,
@@ -59,7 +93,6 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
                                       "send gzip or none")
     kind = content_type.split(";")[0].strip().lower()
     if kind == PROTOBUF:
-        from google.protobuf.json_format import MessageToDict
         from google.protobuf.message import DecodeError
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
@@ -70,9 +103,7 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
         except DecodeError as exc:
             raise ApiError("bad_request", f"the body is not an OTLP protobuf "
                                           f"ExportTraceServiceRequest ({exc})") from None
-        export: dict[str, Any] = MessageToDict(request)
-        _hex_ids(export)
-        return export
+        return _from_proto(request)
     if kind in ("application/json", ""):
         try:
             export = json.loads(body)
@@ -87,7 +118,7 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
 
 
 def flat_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """``(span, resource attributes)`` for every span of an OTLP/JSON export.
+    """``(span, resource attributes as plain values)`` for every span of an OTLP/JSON export.
 
     Raises:
         ApiError: the nesting is not ``resourceSpans[].scopeSpans[].spans[]``.
@@ -95,9 +126,8 @@ def flat_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[st
     for r, resource_spans in enumerate(export.get("resourceSpans") or []):
         if not isinstance(resource_spans, dict):
             raise ApiError("bad_request", f"resourceSpans[{r}] is not an object")
-        resource = resource_spans.get("resource") or {}
-        attrs = {a.get("key"): a.get("value") for a in resource.get("attributes") or []
-                 if isinstance(a, dict)}
+        raw = (resource_spans.get("resource") or {}).get("attributes") or {}
+        attrs = decode_attributes(raw)
         for s, scope in enumerate(resource_spans.get("scopeSpans") or []):
             spans = scope.get("spans") if isinstance(scope, dict) else None
             if not isinstance(spans, list):

@@ -24,23 +24,13 @@ from whileai.server.services.otlp import flat_spans
 from whileai.server.store.dialect import insert_new, upsert
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
 from whileai.simulations.ingest.otel import SCENARIO_KEYS, read_otel
-from whileai.simulations.ingest.otlp import decode_value
+from whileai.simulations.ingest.otlp import decode_attributes
 from whileai.simulations.rowsource import task_key
 
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
 _SPAN_ID_CHARS = set("0123456789abcdef")
-
-
-def _attrs(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):  # flat {"key": value} form
-        return raw
-    out: dict[str, Any] = {}
-    for item in raw or []:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = decode_value(item.get("value"))
-    return out
 
 
 def _valid_id(value: Any, length: int) -> bool:
@@ -61,9 +51,8 @@ def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[st
                 problems.append(f"span {span.get('name')!r} has no valid traceId/spanId")
             continue
         body = dict(span)
-        attrs = _attrs(span.get("attributes"))
-        agent = attrs.get(AGENT_KEY) or _attrs([{"key": k, "value": v}
-                                                for k, v in resource.items()]).get(AGENT_KEY)
+        attrs = decode_attributes(span.get("attributes"))
+        agent = attrs.get(AGENT_KEY) or resource.get(AGENT_KEY)
         if agent:
             agents_seen[str(trace_id)] = str(agent)
             body["whileaiAgent"] = str(agent)
@@ -103,7 +92,7 @@ def _rebuild(conn: sa.Connection, account: Account, trace_ids: Sequence[str],
             spans[trace_id].append(json.loads(body))
     records, genai = [], 0
     for trace_id, bodies in spans.items():
-        attrs = [_attrs(b.get("attributes")) for b in bodies]
+        attrs = [decode_attributes(b.get("attributes")) for b in bodies]
         is_genai = any(k.startswith("gen_ai.") for a in attrs for k in a)
         agent = next((b["whileaiAgent"] for b in bodies if b.get("whileaiAgent")), None)
         scenario = next((str(a[k]) for a in attrs for k in SCENARIO_KEYS if a.get(k)), None)

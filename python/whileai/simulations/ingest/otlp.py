@@ -30,6 +30,7 @@ __all__ = [
     "Span",
     "SpanCounts",
     "SpanEvent",
+    "decode_attributes",
     "decode_spans",
     "decode_value",
     "read_export",
@@ -151,6 +152,15 @@ def _decode_attributes(raw: Any, tally: Counter[str] | None) -> dict[str, Any]:
         if decoded is not None:
             out[item["key"]] = decoded
     return out
+
+
+def decode_attributes(raw: Any) -> dict[str, Any]:
+    """OTLP ``[{"key", "value"}]`` attributes (or a plain mapping) as ``{key: plain value}``.
+
+    >>> decode_attributes([{"key": "gen_ai.agent.name", "value": {"stringValue": "bot"}}])
+    {'gen_ai.agent.name': 'bot'}
+    """
+    return _decode_attributes(raw, None)
 
 
 def _time(raw: Any) -> int | None:
