@@ -25,11 +25,15 @@ def _insert(conn: sa.Connection, table: sa.Table) -> Any:
 
 
 def insert_new(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]]) -> int:
-    """Insert the rows whose key is not stored yet; return how many were new."""
+    """Insert the rows whose key is not stored yet; return how many were new.
+
+    The count comes from ``RETURNING`` (one returned key per inserted row): a driver's
+    ``rowcount`` after a batch is not reliable (psycopg reports -1).
+    """
     if not rows:
         return 0
-    result = conn.execute(_insert(conn, table).on_conflict_do_nothing(), list(rows))
-    return int(result.rowcount or 0)
+    stmt = _insert(conn, table).on_conflict_do_nothing().returning(*table.primary_key.columns)
+    return len(conn.execute(stmt, list(rows)).all())
 
 
 def upsert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]],
