@@ -81,15 +81,20 @@ class HackMonitor:
         holdout: prompts (or rows with a ``prompt``) sampled from the live policy each check.
         gold: a judge callable the training reward cannot see (row -> verdict).
         sampler: ``prompts -> completions`` for the holdout (default: the trainer's model).
-        every: reward-function calls between checks. k: samples per holdout prompt, and gold
-            judgements per window prompt when there is no holdout.
+        every: reward-function calls between checks.
+        k: samples per holdout prompt, and gold judgements per window prompt without holdout.
         window: rows scanned per check (default: every row since the previous check).
         endorsed: feature-name substrings the reward should track (``"tool:lookup_order"``).
         stop_on: alarm name(s) that stop training, or ``"any"``; default: log only.
-        delta / lookback: the proxy rise over ``lookback`` checks that counts as divergence.
+        delta: the proxy rise over ``lookback`` checks that counts as divergence.
+        lookback: how many checks back the divergence and length checks compare with.
         length_growth: completion length ratio against the first check that counts as growth.
-        kl_budget: KL above this raises ``drift``. alpha / n_perm / seed / min_obs: the scan.
+        kl_budget: KL above this raises ``drift``.
+        alpha: the scan's level (``hack_scan``'s noise floor quantile).
+        n_perm: the scan's permutations.
         patience: consecutive ``reward_hack`` checks naming one feature before ``feature`` fires.
+        seed: the scan's seed.
+        min_obs: fewer rows than this in a window and the scan says ``unknown``.
 
     >>> monitor = HackMonitor(every=2, endorsed=["contains:answer"], min_obs=4)
     >>> reward = monitor.wrap(lambda prompts, completions, **kw: [1.0] * len(completions))

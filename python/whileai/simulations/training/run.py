@@ -181,9 +181,12 @@ def training_run(
 
     Args:
         name: the run's name (``"sft-v3"``).
-        dataset / holdout: the dataset ids (or names) trained on and held out.
+        dataset: the dataset id (or name) trained on.
+        holdout: the dataset id (or name) held out.
         config: the knobs the run is compared by (learning rate, beta, seed ...).
-        base_model / total_steps / trainer: shown on the run page (total steps drive progress).
+        base_model: the model trained from (shown on the run page).
+        total_steps: how many steps the run will take (drives progress on the page).
+        trainer: what trains it (``"trl"``, ``"transformers"``, your own loop).
         dir: where the local run folder goes (default ``WHILEAI_HOME/runs``).
         server: ``None`` uploads to the configured platform if there is one; ``False`` keeps the
             run local; or a transport object (the platform client's runs API).

@@ -137,7 +137,7 @@ def reward_model(run: Any, *, threshold: float = 0.5, rubric: str | None = None,
     if not isinstance(served, Mapping) or not served.get("url"):
         raise ConfigError(f"run {info.get('id')!r} records no served model: finish it with "
                           "summary={'served': {'url': ..., 'model': ...}}")
-    from whileai.simulations.models.resolve import resolve_judge
+    from whileai.simulations.judge.llm_judge import resolve_judge
     from whileai.simulations.models.spec import local_model
 
     judge = resolve_judge(local_model(str(served["url"]), model=served.get("model")),
