@@ -1,4 +1,4 @@
-"""Training runs through a real ``whileai serve``: live upload, a server restart mid-run, folder import."""
+"""Training runs through a real ``whileai serve``: live upload, restart mid-run, folder import."""
 
 from __future__ import annotations
 
