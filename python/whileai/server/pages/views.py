@@ -18,6 +18,7 @@ from whileai.server.routes.deps import StoreDep
 from whileai.server.pages.layout import PAGE_SIZE, document, pager, table, when
 from whileai.server.pages.session import page_account
 from whileai.server.services import browse, cuts, datasets, profile, runs, traces
+from whileai.simulations.report.html import Html
 from whileai.simulations.report.svg import histogram, line_chart
 
 __all__ = ["router"]
@@ -36,9 +37,12 @@ def _page_no(request: Request) -> int:
     return int(raw) if raw.isdigit() else 0
 
 
-def _link(dataset: dict[str, Any]) -> str:
-    return (f'<a href="/datasets/{escape(dataset["datasetId"])}">'
-            f'{escape(dataset["name"])}</a>')
+def _link(href: str, text: str) -> Html:
+    return Html(f'<a href="{escape(href)}">{escape(text)}</a>')
+
+
+def _dataset_link(dataset: dict[str, Any]) -> Html:
+    return _link(f"/datasets/{dataset['datasetId']}", dataset["name"])
 
 
 @router.get("/datasets", response_class=HTMLResponse)
@@ -54,15 +58,12 @@ def datasets_page(request: Request, store: StoreDep) -> Response:
         items = [d for d in found["datasets"] if d["purpose"] == purpose]
         if not items:
             continue
-        rows = [[d["name"], d["rows"], d["mode"], d["agent"],
+        rows = [[_dataset_link(d), d["rows"], d["mode"], d["agent"],
                  (d["profile"] or {}).get("pass_rate"),
                  (d["profile"] or {}).get("gradient_support"),
                  d["parentId"] or "", when(d["createdAt"])] for d in items]
         html_rows = table(["name", "rows", "mode", "agent", "pass rate", "gradient support",
                            "parent", "created"], rows)
-        for d in items:  # names become links (escaped text replaced by the escaped link)
-            html_rows = html_rows.replace(f"<td>{escape(d['name'])}</td>",
-                                          f"<td>{_link(d)}</td>", 1)
         sections.append(f"<h2>{purpose.title()} "
                         f"<span class=\"muted\">({found['by_purpose'].get(purpose, 0)})"
                         f"</span></h2>{html_rows}")
@@ -99,8 +100,8 @@ def dataset_page(dataset_id: str, request: Request, store: StoreDep) -> Response
     gate = _gate(store, account, dataset_id, info.get("mode"))
     rows_html = "".join(f"<pre>{escape(json.dumps(r, ensure_ascii=False, indent=1)[:1500])}"
                         "</pre>" for r in sample.get("sample") or [])
-    parents = " ← ".join(_link(p) for p in family["parents"]) or "none"
-    children = ", ".join(_link(c) for c in family["children"]) or "none"
+    parents = " ← ".join(_dataset_link(p) for p in family["parents"]) or "none"
+    children = ", ".join(_dataset_link(c) for c in family["children"]) or "none"
     body = (f"<h1>{escape(info['name'])}</h1><p class=\"muted\">{escape(dataset_id)} · "
             f"{escape(info['purpose'])} · {info['rows']} rows</p>"
             f"<h2>Profile</h2>{table(['measure', 'value'], numbers)}"
@@ -177,15 +178,12 @@ def runs_page(request: Request, store: StoreDep) -> Response:
         return _signin()
     page_no = _page_no(request)
     found = runs.list_runs(store, account, limit=PAGE_SIZE, offset=page_no * PAGE_SIZE)
-    rows = [[r["name"], r["status"], r["points"], r["last_step"], r["total_steps"],
+    rows = [[_link(f"/runs/{r['runId']}", r["name"]), r["status"], r["points"], r["last_step"],
+             r["total_steps"],
              (r["holdout_result"] or {}).get("verdict"), when(r["created"])]
             for r in found["runs"]]
-    html_rows = table(["name", "status", "points", "step", "of", "holdout", "started"], rows)
-    for r in found["runs"]:
-        html_rows = html_rows.replace(f"<td>{escape(r['name'])}</td>",
-                                      f'<td><a href="/runs/{escape(r["runId"])}">'
-                                      f"{escape(r['name'])}</a></td>", 1)
-    body = (f"<h1>Runs</h1><p>{found['total']} runs</p>{html_rows}"
+    body = (f"<h1>Runs</h1><p>{found['total']} runs</p>"
+            + table(["name", "status", "points", "step", "of", "holdout", "started"], rows)
             + pager("/runs", page_no, found["total"]))
     return HTMLResponse(document("Runs", body))
 

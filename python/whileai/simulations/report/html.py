@@ -23,7 +23,7 @@ from typing import Any
 
 from whileai.simulations.report.svg import bars, histogram
 
-__all__ = ["STYLE", "page", "report_html", "table"]
+__all__ = ["STYLE", "Html", "page", "report_html", "table"]
 
 STYLE = """
 :root{color-scheme:light}
@@ -39,11 +39,15 @@ nav a{margin-right:14px}code,pre{background:#f4f4f4;padding:1px 4px;border-radiu
 """
 
 
+class Html(str):
+    """Text that is already HTML (a link, say): a table cell shows it as it is."""
+
+
 def table(headers: list[str], rows: list[list[Any]], caption: str | None = None) -> str:
-    """An HTML table with header cells (``scope="col"``); cells are escaped."""
+    """An HTML table with header cells (``scope="col"``); cells are escaped unless ``Html``."""
     head = "".join(f'<th scope="col">{escape(h)}</th>' for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape(_cell(c))}</td>" for c in row) + "</tr>"
-                   for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{c if isinstance(c, Html) else escape(_cell(c))}</td>"
+                                    for c in row) + "</tr>" for row in rows)
     cap = f"<caption class=\"muted\">{escape(caption)}</caption>" if caption else ""
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
