@@ -27,6 +27,8 @@ if not (CHROMIUM and DRIVER):
     pytest.skip("Debian's chromium and chromium-driver are not installed (make test installs "
                 "them)", allow_module_level=True)
 
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
 ARTIFACTS = Path(os.environ.get("WHILEAI_ARTIFACTS")
                  or Path(__file__).resolve().parents[1] / "build" / "screenshots")
 
@@ -123,6 +125,7 @@ def signed_in(browser: Any, seeded: dict[str, Any]) -> Any:
     if browser.get_cookie("whileai_session") is None:
         browser.find_element(By.ID, "key").send_keys(seeded["key"])
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        WebDriverWait(browser, 30).until(lambda d: d.get_cookie("whileai_session") is not None)
     _problems(browser)
     return browser
 
@@ -143,12 +146,13 @@ def test_sign_in_refuses_a_wrong_key_then_admits_the_right_one(browser: Any,
     assert browser.current_url.endswith("/signin")
     browser.find_element(By.ID, "key").send_keys("wrong-key")
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[role=alert]"))
     assert "That key was refused." in browser.find_element(By.CSS_SELECTOR,
                                                            "[role=alert]").text
     _problems(browser)  # the 401 of the refused sign-in is the expected answer
     browser.find_element(By.ID, "key").send_keys(seeded["key"])
     browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    assert browser.current_url.endswith("/datasets")
+    WebDriverWait(browser, 30).until(lambda d: d.current_url.endswith("/datasets"))
     assert browser.title == "Datasets · whileai"
     assert _problems(browser) == []
 
