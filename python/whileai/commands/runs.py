@@ -14,13 +14,15 @@ def register(sub: Any) -> None:
         epilog="example: whileai runs show run_0123456789abcdef",
     )
     actions = runs.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="the local runs, newest first")
+    listing = actions.add_parser("list", help="the local runs, newest first",
+                                 epilog="example: whileai runs list --dir ~/.whileai/runs")
     listing.add_argument("--dir", default=None,
                          help="folder of run folders (default: WHILEAI_HOME/runs)")
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     listing.set_defaults(func=run_list)
 
-    show = actions.add_parser("show", help="one run: status, last metrics, holdout, alarms")
+    show = actions.add_parser("show", help="one run: status, last metrics, holdout, alarms",
+                              epilog="example: whileai runs show run_0123456789abcdef --json")
     show.add_argument("run", help="run id (a local folder, else the platform)")
     show.add_argument("--dir", default=None, help="folder of run folders")
     show.add_argument("--json", action="store_true", help="print the run (with series) as JSON")
