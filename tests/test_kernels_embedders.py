@@ -41,8 +41,8 @@ def test_hash_embedder_name_records_version_and_dim() -> None:
     embedder = resolve_embedder("hash")
     assert isinstance(embedder, HashEmbedder)
     assert embedder.dim == 256
-    assert embedder.name == "hash-v1:256"
-    assert resolve_embedder("hash-v1", dim=64).name == "hash-v1:64"
+    assert embedder.name == "hash-v2:256"
+    assert resolve_embedder("hash-v2", dim=64).name == "hash-v2:64"
     # A stored name resolves back to the embedder that made the vectors.
     assert resolve_embedder(resolve_embedder("hash", dim=37).name) == HashEmbedder(dim=37)
 
@@ -77,7 +77,7 @@ def test_embedders_are_frozen() -> None:
         embedder.dim = 9  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("spec", ["bert", "hash-v2", "hash-v1:0", "hash-v1:x", 3, None])
+@pytest.mark.parametrize("spec", ["bert", "hash-v1", "hash-v1:64", "hash-v2:0", "hash-v2:x", 3, None])
 def test_unknown_spec_lists_the_accepted_ones(spec: object) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_embedder(spec)

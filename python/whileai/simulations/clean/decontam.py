@@ -32,6 +32,7 @@ from typing import Any
 from whileai import _backend
 from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index, iter_source_rows
+from whileai.simulations.models.embedders import HASH_VERSION
 
 __all__ = ["RULES", "build_eval_index", "decontaminate", "format_decontamination"]
 
@@ -50,7 +51,7 @@ def _field_text(row: dict[str, Any], field: str) -> str | None:
 
 def _semantic_fn(embedder: Any) -> Callable[[list[str]], list[list[float]]] | None:
     """Return ``texts -> unit vectors`` for the embedder, or None for the hash embedder."""
-    if embedder in ("hash", "hash-v1"):
+    if embedder in ("hash", HASH_VERSION):
         return None
     if isinstance(embedder, str):
         import importlib
