@@ -3,7 +3,8 @@
 //! Token hashes are `hash64` of the shared tokenizer's tokens; an n-gram's hash folds them left
 //! to right with `pair64`. Postings map each n-gram hash to the ascending ids of the eval texts
 //! holding it; `exact` maps the hash of a text's normalised form (tokens joined by one space) to
-//! the lowest id with that form. Scans are independent per text and run in parallel.
+//! the lowest id with that form. A text is tokenised once for both rules ([`NgramIndex::check`]);
+//! texts are independent and split across threads, results in text order.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -13,7 +14,7 @@ use rayon::prelude::*;
 use crate::error::CoreError;
 use crate::hash::{hash64, pair64};
 use crate::rng::GOLDEN;
-use crate::tokenize::tokenize;
+use crate::tokenize::for_each_raw_token;
 
 const MAGIC: &[u8; 8] = b"WNGRAM01";
 const HEADER_LEN: usize = 48;
@@ -61,9 +62,51 @@ pub fn gram_hashes(hashes: &[u64], n: usize) -> Vec<u64> {
         .collect()
 }
 
-/// The normalised-form hash of a token list: `hash64` of the tokens joined by one space.
-fn normalised_hash(tokens: &[String]) -> u64 {
-    hash64(tokens.join(" ").as_bytes())
+/// A text's tokens, read once for every rule: the normalised form (the lowercase tokens joined
+/// by one space), each token's byte span in it, and each token's `hash64`.
+#[derive(Debug, Default)]
+struct Tokens {
+    joined: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    hashes: Vec<u64>,
+}
+
+impl Tokens {
+    fn read(&mut self, text: &str) {
+        self.joined.clear();
+        self.spans.clear();
+        self.hashes.clear();
+        for_each_raw_token(text, |token, _| {
+            if !self.joined.is_empty() {
+                self.joined.push(b' ');
+            }
+            let start = self.joined.len();
+            token.extend_lower(&mut self.joined);
+            self.spans.push((start, self.joined.len()));
+            self.hashes.push(token.hash());
+        });
+    }
+
+    /// `hash64` of the normalised form (`None` for a text with no tokens).
+    fn normalised_hash(&self) -> Option<u64> {
+        (!self.hashes.is_empty()).then(|| hash64(&self.joined))
+    }
+
+    /// Tokens `range` as strings (whole UTF-8 scalars, so the conversion never replaces).
+    fn strings(&self, range: std::ops::Range<usize>) -> Vec<String> {
+        self.spans[range]
+            .iter()
+            .map(|&(a, b)| String::from_utf8_lossy(&self.joined[a..b]).into_owned())
+            .collect()
+    }
+}
+
+/// Per-thread scratch space of a check: reused from one text to the next.
+#[derive(Debug, Default)]
+struct Scratch {
+    tokens: Tokens,
+    /// Per eval id: (covered tokens, end of the merged windows, first shared position).
+    hits: FastMap<u64, (usize, usize, usize)>,
 }
 
 /// One scanned text: best eval id (-1 for none), covered and total tokens, a shared n-gram.
@@ -73,6 +116,14 @@ pub struct ScanHit {
     pub covered: i64,
     pub total: i64,
     pub shared: Vec<String>,
+}
+
+/// One checked text: the lowest eval id with the same normalised form (-1 for none) and its
+/// n-gram scan, both from one tokenisation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub exact: i64,
+    pub hit: ScanHit,
 }
 
 /// Postings from token n-grams to eval-text ids.
@@ -91,13 +142,10 @@ impl NgramIndex {
         let per_text: Vec<Option<(u64, Vec<u64>)>> = texts
             .par_iter()
             .with_min_len(MIN_TEXTS_PER_TASK)
-            .map(|text| {
-                let tokens = tokenize(text.as_ref(), false);
-                if tokens.is_empty() {
-                    return None;
-                }
-                let hashes: Vec<u64> = tokens.iter().map(|t| hash64(t.as_bytes())).collect();
-                Some((normalised_hash(&tokens), gram_hashes(&hashes, n)))
+            .map_init(Tokens::default, |tokens, text| {
+                tokens.read(text.as_ref());
+                let exact = tokens.normalised_hash()?;
+                Some((exact, gram_hashes(&tokens.hashes, n)))
             })
             .collect();
         let mut index = NgramIndex {
@@ -136,39 +184,42 @@ impl NgramIndex {
 
     /// Per text, the lowest eval id with the same normalised text, else -1.
     pub fn exact<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<i64> {
-        texts
-            .par_iter()
-            .with_min_len(MIN_TEXTS_PER_TASK)
-            .map(|text| {
-                let tokens = tokenize(text.as_ref(), false);
-                if tokens.is_empty() {
-                    return -1;
-                }
-                self.exact
-                    .get(&normalised_hash(&tokens))
-                    .map_or(-1, |&id| id as i64)
-            })
-            .collect()
+        self.check(texts).into_iter().map(|c| c.exact).collect()
     }
 
     /// Scan every text against the index (see [`ScanHit`]).
     pub fn scan<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<ScanHit> {
+        self.check(texts).into_iter().map(|c| c.hit).collect()
+    }
+
+    /// [`NgramIndex::exact`] and [`NgramIndex::scan`] of every text from one tokenisation,
+    /// texts split across threads, results in text order.
+    pub fn check<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Check> {
         texts
             .par_iter()
             .with_min_len(MIN_TEXTS_PER_TASK)
-            .map(|text| self.scan_one(text.as_ref()))
+            .map_init(Scratch::default, |scratch, text| {
+                self.check_one(text.as_ref(), scratch)
+            })
             .collect()
     }
 
-    fn scan_one(&self, text: &str) -> ScanHit {
+    fn check_one(&self, text: &str, scratch: &mut Scratch) -> Check {
         let n = self.n;
-        let tokens = tokenize(text, false);
-        let total = tokens.len();
-        // Per eval id: (covered tokens, end of the merged windows, first shared position).
-        let mut hits: FastMap<u64, (usize, usize, usize)> = FastMap::default();
+        let Scratch { tokens, hits } = scratch;
+        tokens.read(text);
+        let exact = tokens
+            .normalised_hash()
+            .and_then(|h| self.exact.get(&h))
+            .map_or(-1, |&id| id as i64);
+        let hashes = &tokens.hashes;
+        let total = hashes.len();
+        hits.clear();
         if total >= n {
-            let hashes: Vec<u64> = tokens.iter().map(|t| hash64(t.as_bytes())).collect();
-            for (pos, h) in gram_hashes(&hashes, n).into_iter().enumerate() {
+            for pos in 0..=total - n {
+                let h = hashes[pos + 1..pos + n]
+                    .iter()
+                    .fold(hashes[pos], |h, &t| pair64(h, t));
                 let Some(ids) = self.postings.get(&h) else {
                     continue;
                 };
@@ -187,12 +238,12 @@ impl NgramIndex {
             .iter()
             .map(|(&id, &(covered, _, first))| (covered, std::cmp::Reverse(id), first))
             .max();
-        match best {
+        let hit = match best {
             Some((covered, std::cmp::Reverse(id), first)) => ScanHit {
                 best: id as i64,
                 covered: covered as i64,
                 total: total as i64,
-                shared: tokens[first..first + n].to_vec(),
+                shared: tokens.strings(first..first + n),
             },
             None => ScanHit {
                 best: -1,
@@ -200,7 +251,8 @@ impl NgramIndex {
                 total: total as i64,
                 shared: Vec::new(),
             },
-        }
+        };
+        Check { exact, hit }
     }
 
     /// Serialise (little-endian u64 arrays behind a fixed header; docs/kernels.md).

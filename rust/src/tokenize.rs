@@ -181,6 +181,26 @@ pub enum Token<'a> {
     Lowered(&'a [u8]),
 }
 
+impl Token<'_> {
+    /// `hash64` of the token's lowercase bytes.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        match *self {
+            Token::Ascii(raw) => hash64_ascii_lower(raw),
+            Token::Lowered(bytes) => hash64(bytes),
+        }
+    }
+
+    /// Append the token's lowercase UTF-8 bytes to `out`.
+    #[inline]
+    pub fn extend_lower(&self, out: &mut Vec<u8>) {
+        match *self {
+            Token::Ascii(raw) => out.extend(raw.iter().map(|&c| c | ASCII_LOWER_BIT)),
+            Token::Lowered(bytes) => out.extend_from_slice(bytes),
+        }
+    }
+}
+
 /// Decode the UTF-8 scalar starting at `bytes[i]` (a non-ASCII lead byte of valid UTF-8);
 /// return it and its length in bytes.
 #[inline]
@@ -383,14 +403,7 @@ pub fn tokenize(text: &str, numbers: bool) -> Vec<String> {
 #[inline]
 pub fn for_each_token_hash<F: FnMut(u64)>(text: &str, num_hash: u64, mut emit: F) {
     for_each_raw_token(text, |token, all_digits| {
-        emit(if all_digits {
-            num_hash
-        } else {
-            match token {
-                Token::Ascii(raw) => hash64_ascii_lower(raw),
-                Token::Lowered(bytes) => hash64(bytes),
-            }
-        })
+        emit(if all_digits { num_hash } else { token.hash() })
     });
 }
 

@@ -171,8 +171,7 @@ def _check_chunk(
             continue
         ngrams = index.index_for(field)
         origin = index.origin_for(field)
-        exact = ngrams.exact(texts)
-        best, covered, total, shared = ngrams.scan(texts)
+        exact, best, covered, total, shared = ngrams.check(texts)
         leftover: list[int] = []
         for k, i in enumerate(where):
             if total[k] < index.n:
