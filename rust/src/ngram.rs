@@ -132,7 +132,21 @@ pub struct NgramIndex {
     n: usize,
     size: usize,
     exact: FastMap<u64, u64>,
-    postings: FastMap<u64, Vec<u64>>,
+    /// N-gram hash -> the range of its eval ids in `ids`.
+    postings: FastMap<u64, (u32, u32)>,
+    ids: Vec<u64>,
+    /// A one-hash Bloom filter of the n-gram hashes (bit `h >> shift`, about 16 bits per
+    /// n-gram): most n-grams of a train text are in no eval text, and this answers them from
+    /// a small table instead of a lookup in the large map.
+    filter: Vec<u64>,
+    shift: u32,
+}
+
+/// Too many postings for the index's 32-bit offsets.
+fn too_large() -> CoreError {
+    CoreError::Value(
+        "the n-gram index would hold more than 2**32 postings; split the eval set".into(),
+    )
 }
 
 impl NgramIndex {
@@ -153,18 +167,59 @@ impl NgramIndex {
             size: texts.len(),
             ..Default::default()
         };
+        let total = per_text.iter().flatten().map(|(_, g)| g.len()).sum();
+        let mut pairs: Vec<(u64, u64)> = Vec::with_capacity(total);
         for (eval_id, item) in per_text.into_iter().enumerate() {
             let Some((exact, grams)) = item else { continue };
             let eval_id = eval_id as u64;
             index.exact.entry(exact).or_insert(eval_id);
-            for h in grams {
-                let ids = index.postings.entry(h).or_default();
-                if ids.last() != Some(&eval_id) {
-                    ids.push(eval_id);
-                }
-            }
+            pairs.extend(grams.into_iter().map(|h| (h, eval_id)));
         }
+        // Sorted by (n-gram, id), duplicates dropped: each n-gram's ids ascending and distinct.
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        index.ids.reserve_exact(pairs.len());
+        index.postings.reserve(pairs.len());
+        let mut start = 0;
+        while start < pairs.len() {
+            let h = pairs[start].0;
+            let mut end = start;
+            while end < pairs.len() && pairs[end].0 == h {
+                index.ids.push(pairs[end].1);
+                end += 1;
+            }
+            let range = (u32::try_from(start), u32::try_from(end));
+            let (Ok(lo), Ok(hi)) = range else {
+                return Err(too_large());
+            };
+            index.postings.insert(h, (lo, hi));
+            start = end;
+        }
+        index.build_filter();
         Ok(index)
+    }
+
+    fn build_filter(&mut self) {
+        let bits = (self.postings.len() * 16)
+            .clamp(1 << 10, 1 << 31)
+            .next_power_of_two();
+        self.shift = 64 - bits.trailing_zeros();
+        self.filter = vec![0u64; bits / 64];
+        for &h in self.postings.keys() {
+            let bit = h >> self.shift;
+            self.filter[(bit >> 6) as usize] |= 1 << (bit & 63);
+        }
+    }
+
+    /// The eval ids holding the n-gram hash `h` (ascending), if any.
+    #[inline]
+    fn ids_of(&self, h: u64) -> Option<&[u64]> {
+        let bit = h >> self.shift;
+        if self.filter[(bit >> 6) as usize] >> (bit & 63) & 1 == 0 {
+            return None;
+        }
+        let &(lo, hi) = self.postings.get(&h)?;
+        Some(&self.ids[lo as usize..hi as usize])
     }
 
     /// The n-gram length in tokens.
@@ -215,12 +270,12 @@ impl NgramIndex {
         let hashes = &tokens.hashes;
         let total = hashes.len();
         hits.clear();
-        if total >= n {
+        if total >= n && !self.postings.is_empty() {
             for pos in 0..=total - n {
                 let h = hashes[pos + 1..pos + n]
                     .iter()
                     .fold(hashes[pos], |h, &t| pair64(h, t));
-                let Some(ids) = self.postings.get(&h) else {
+                let Some(ids) = self.ids_of(h) else {
                     continue;
                 };
                 let stop = pos + n;
@@ -261,7 +316,11 @@ impl NgramIndex {
         exact.sort_unstable();
         let mut grams: Vec<u64> = self.postings.keys().copied().collect();
         grams.sort_unstable();
-        let n_ids: usize = self.postings.values().map(Vec::len).sum();
+        let n_ids: usize = self
+            .postings
+            .values()
+            .map(|&(lo, hi)| (hi - lo) as usize)
+            .sum();
         let words = 5 + 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
         let mut out = Vec::with_capacity(8 + 8 * words);
         out.extend_from_slice(MAGIC);
@@ -280,12 +339,19 @@ impl NgramIndex {
         grams.iter().for_each(|&h| put(h));
         let mut offset = 0u64;
         put(0);
-        for h in &grams {
-            offset += self.postings[h].len() as u64;
+        let ranges: Vec<(usize, usize)> = grams
+            .iter()
+            .map(|h| {
+                let (lo, hi) = self.postings[h];
+                (lo as usize, hi as usize)
+            })
+            .collect();
+        for &(lo, hi) in &ranges {
+            offset += (hi - lo) as u64;
             put(offset);
         }
-        for h in &grams {
-            self.postings[h].iter().for_each(|&id| put(id));
+        for &(lo, hi) in &ranges {
+            self.ids[lo..hi].iter().for_each(|&id| put(id));
         }
         out
     }
@@ -333,13 +399,18 @@ impl NgramIndex {
             ..Default::default()
         };
         index.exact = hashes.iter().copied().zip(ids.iter().copied()).collect();
+        if postings.len() > u32::MAX as usize {
+            return Err(too_large());
+        }
         for (k, &h) in grams.iter().enumerate() {
-            let (lo, hi) = (offsets[k] as usize, offsets[k + 1] as usize);
-            if lo > hi || hi > postings.len() {
+            let (lo, hi) = (offsets[k], offsets[k + 1]);
+            if lo > hi || hi > postings.len() as u64 {
                 return Err(corrupt());
             }
-            index.postings.insert(h, postings[lo..hi].to_vec());
+            index.postings.insert(h, (lo as u32, hi as u32));
         }
+        index.ids = postings.to_vec();
+        index.build_filter();
         Ok(index)
     }
 }

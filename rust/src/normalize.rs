@@ -216,7 +216,9 @@ mod tests {
         assert!(IGNORABLE.windows(2).all(|w| w[0].1 < w[1].0));
         assert!(CCC.windows(2).all(|w| w[0].1 < w[1].0));
         assert!(DECOMP.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(COMPOSE.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+        assert!(COMPOSE
+            .windows(2)
+            .all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
         assert!(CCC.iter().all(|&(first, _, _)| first >= 0x300));
     }
 }

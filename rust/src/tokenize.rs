@@ -96,7 +96,11 @@ impl Tables {
         let small = (0..SMALL_LIMIT)
             .map(|cp| {
                 let lo = lower(cp);
-                let conf = if confusable(cp).is_some() { CONF_BIT } else { 0 };
+                let conf = if confusable(cp).is_some() {
+                    CONF_BIT
+                } else {
+                    0
+                };
                 lo | (u32::from(class(lo)) << 24) | conf
             })
             .collect();
@@ -281,7 +285,12 @@ fn slow_path<F: FnMut(Token<'_>, bool)>(
     while i < bytes.len() {
         let b = bytes[i];
         let (cp, len, cls, is_conf) = if b < 0x80 {
-            (u32::from(b | ASCII_LOWER_BIT), 1, ASCII_CLASS[b as usize], false)
+            (
+                u32::from(b | ASCII_LOWER_BIT),
+                1,
+                ASCII_CLASS[b as usize],
+                false,
+            )
         } else {
             let (cp, len) = decode(bytes, i);
             let (cp, cls, is_conf) = tables.lookup(cp);
