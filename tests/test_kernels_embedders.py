@@ -77,7 +77,9 @@ def test_embedders_are_frozen() -> None:
         embedder.dim = 9  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("spec", ["bert", "hash-v1", "hash-v1:64", "hash-v2:0", "hash-v2:x", 3, None])
+@pytest.mark.parametrize(
+    "spec", ["bert", "hash-v1", "hash-v1:64", "hash-v2:0", "hash-v2:x", 3, None]
+)
 def test_unknown_spec_lists_the_accepted_ones(spec: object) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_embedder(spec)

@@ -52,7 +52,8 @@ TEXTS = [
     # Evasions the normaliser and the confusable fold undo (docs/kernels.md, "Tokens").
     "con\u00adtami\u200bnation zero\u200dwidth \ufeffbom va\ufe0friation",
     "cafe\u0301 \uff26\uff55\uff4c\uff4c\uff57\uff49\uff44\uff54\uff48 \ufb01ne \u2460 x\u00b2",
-    "d\u043eg \u0421\u041e\u0420Y \u039d\u039fTE \u03bdote \u0441\u043e\u0440 \u043f\u0440\u0438\u0432\u0435\u0442",
+    "d\u043eg \u0421\u041e\u0420Y \u039d\u039fTE \u03bdote \u0441\u043e\u0440 "
+    "\u043f\u0440\u0438\u0432\u0435\u0442",
     "\u1100\u1161\u11a8 a\u0323\u0302 a\u0302\u0323 \u0b47\u0b3e",
 ]
 

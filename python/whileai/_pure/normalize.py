@@ -13,8 +13,9 @@ A text holding no code point that could change is returned as it is.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from whileai._pure._unicode_data import CCC, COMPOSE, DECOMP, DECOMP_DATA, IGNORABLE, UNSTABLE
+from whileai._pure._unicode_data import CCC, COMPOSE, DECOMP, IGNORABLE, UNSTABLE
 
 __all__ = ["char_class", "normalize"]
 
@@ -25,7 +26,7 @@ N_COUNT = V_COUNT * T_COUNT
 S_COUNT = L_COUNT * N_COUNT
 
 
-def char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+def char_class(ranges: Iterable[tuple[int, ...]]) -> str:
     """A regex character class matching the code points of ``(first, last)`` ranges."""
     parts = []
     for lo, hi in ranges:
@@ -37,7 +38,7 @@ def char_class(ranges: tuple[tuple[int, int], ...]) -> str:
 _UNSTABLE = re.compile(char_class(UNSTABLE))
 _IGNORABLE = frozenset(cp for lo, hi in IGNORABLE for cp in range(lo, hi + 1))
 _CCC = {cp: ccc for lo, hi, ccc in CCC for cp in range(lo, hi + 1)}
-_DECOMP = {cp: tuple(DECOMP_DATA[start : start + n]) for cp, start, n in DECOMP}
+_DECOMP = {row[0]: row[1:] for row in DECOMP}
 _COMPOSE = {(a << 21) | b: c for a, b, c in COMPOSE}
 
 
@@ -84,9 +85,9 @@ def _decompose(text: str) -> list[int]:
 
 def _pair(a: int, b: int) -> int | None:
     """The primary composite of ``a`` followed by ``b``, if any."""
-    l, v = a - L_BASE, b - V_BASE
-    if 0 <= l < L_COUNT and 0 <= v < V_COUNT:
-        return S_BASE + (l * V_COUNT + v) * T_COUNT
+    lead, vowel = a - L_BASE, b - V_BASE
+    if 0 <= lead < L_COUNT and 0 <= vowel < V_COUNT:
+        return S_BASE + (lead * V_COUNT + vowel) * T_COUNT
     s, t = a - S_BASE, b - T_BASE
     if 0 <= s < S_COUNT and s % T_COUNT == 0 and 0 < t < T_COUNT:
         return a + t

@@ -24,9 +24,9 @@ from whileai._pure.normalize import char_class, normalize
 __all__ = ["NUM_TOKEN", "check_texts", "tokenize"]
 
 NUM_TOKEN = "<num>"
-_LOWER_TABLE = dict(LOWER)
+_LOWER_TABLE = {row[0]: row[1] for row in LOWER}
 # Raw code point -> lowercase Latin lookalike, and everything else lowercased as usual.
-_FOLD_TABLE = {**_LOWER_TABLE, **dict(CONFUSABLE)}
+_FOLD_TABLE = {**_LOWER_TABLE, **{row[0]: row[1] for row in CONFUSABLE}}
 _CONFUSABLE = re.compile(char_class(tuple((cp, cp) for cp, _ in CONFUSABLE)))
 _FOLD_OK = re.compile(char_class(FOLD_OK) + "+")
 

@@ -12,7 +12,9 @@ Rules, in order; a row stops at the first that fires:
 
 Prompts are checked against eval prompts; any other field (a reply) against eval answers and
 references, never eval replies. The eval set is indexed once (:func:`build_eval_index`); train
-rows stream through in chunks, so a JSONL file larger than memory works with ``output=``.
+rows stream through in chunks, so a JSONL file larger than memory works with ``output=``: the
+file is read ahead on a background thread while the previous chunk is checked, and a kept row
+is written back as the line it was read from.
 
 >>> clean, report = decontaminate(
 ...     [{"prompt": "Where is my order 4412?"}, {"prompt": "Refund my blender please"}],
@@ -23,15 +25,16 @@ rows stream through in chunks, so a JSONL file larger than memory works with ``o
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 from os import PathLike
 from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
-from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index, iter_source_rows
+from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
+from whileai.simulations.clean.decontam_stream import passthrough, row_batches
 from whileai.simulations.models.embedders import HASH_VERSION
 
 __all__ = ["RULES", "build_eval_index", "decontaminate", "format_decontamination"]
@@ -266,24 +269,32 @@ def decontaminate(
     )
     counter = {"rows": 0}
 
-    def clean_stream() -> Iterator[dict[str, Any]]:
-        stream = iter(iter_source_rows(rows, "rows"))
-        while chunk := list(islice(stream, max(1, chunk_size))):
+    def clean_stream() -> Iterator[Any]:
+        for chunk, lines in row_batches(rows, chunk_size):
             start = counter["rows"]
             verdict = _check_chunk(chunk, start, index, fields, overlap, semantic, report)
             counter["rows"] += len(chunk)
-            for row, v in zip(chunk, verdict, strict=True):
-                if v is None:
-                    report["kept"] += 1
-                    yield row
+            kept = [k for k, v in enumerate(verdict) if v is None]
+            report["kept"] += len(kept)
+            if lines is None or output is None:
+                yield from (chunk[k] for k in kept)
+            else:
+                yield from (passthrough(chunk[k], lines[k]) for k in kept)
 
     clean: list[dict[str, Any]] = []
-    if output is None:
-        clean = list(clean_stream())
-    else:
-        from whileai.simulations.io import write_jsonl
+    # Millions of short-lived acyclic rows: the cyclic collector would only rescan them.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        if output is None:
+            clean = list(clean_stream())
+        else:
+            from whileai.simulations.io import write_jsonl
 
-        write_jsonl(output, clean_stream())
+            write_jsonl(output, clean_stream())
+    finally:
+        if paused:
+            gc.enable()
     start = counter["rows"]
     report["rows"] = start
     report["dropped"] = start - report["kept"]
