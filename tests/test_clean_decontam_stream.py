@@ -90,5 +90,7 @@ def test_read_ahead_stops_its_thread_when_the_caller_stops() -> None:
 
 
 def test_passthrough_strips_bom_and_line_ends() -> None:
-    assert passthrough({"a": 1}, b'\xef\xbb\xbf{"a": 1}\r\n') == b'{"a": 1}\n'
-    assert passthrough({"a": "Infinity"}, b'{"a": "Infinity"}\n') == {"a": "Infinity"}
+    assert passthrough([{"a": 1}], [b'\xef\xbb\xbf{"a": 1}\r\n']) == [b'{"a": 1}\n']
+    rows = [{"a": "Infinity"}, {"b": 1}]
+    assert passthrough(rows, [b'{"a": "Infinity"}\n', b'{"b": 1}']) == [rows[0], b'{"b": 1}\n']
+    assert passthrough([], []) == []

@@ -288,8 +288,8 @@ def load_rows(source: Any, *, strict: bool = True) -> LoadedRows:
 
 
 class EncodedLine(bytes):
-    """A row already encoded as one JSON object line (UTF-8, ending in a newline):
-    ``write_jsonl`` writes it as it is instead of encoding a dict."""
+    """Rows already encoded as JSON object lines (UTF-8, each ending in a newline):
+    ``write_jsonl`` writes them as they are instead of encoding a dict."""
 
     __slots__ = ()
 

@@ -154,22 +154,26 @@ def _check_chunk(
 ) -> list[dict[str, Any] | None]:
     """Return per row the offence (a dict) or None when clean; update the field counters."""
     verdict: list[dict[str, Any] | None] = [None] * len(chunk)
-    for i, row in enumerate(chunk):
-        for key in ("scenario_id", "task_id"):
+    for key in ("scenario_id", "task_id") if index.task_ids else ():
+        prefix = f"{key}:"
+        for i, row in enumerate(chunk):
             value = row.get(key)
-            if verdict[i] is None and isinstance(value, str) and f"{key}:{value}" in index.task_ids:
+            if verdict[i] is None and isinstance(value, str) and prefix + value in index.task_ids:
                 verdict[i] = {"rule": "same_task", "field": key, "match": value}
     for field in fields:
-        todo = [i for i in range(len(chunk)) if verdict[i] is None]
         texts: list[str] = []
         where: list[int] = []
-        for i in todo:
-            text = _field_text(chunk[i], field)
-            if text is None:
-                report["missing"][field] += 1
-            else:
+        missing = 0
+        for i, row in enumerate(chunk):
+            if verdict[i] is not None:
+                continue
+            text = row.get(field)
+            if isinstance(text, str) and text.strip():
                 texts.append(text)
                 where.append(i)
+            else:
+                missing += 1
+        report["missing"][field] += missing
         if not texts or index.size(field) == 0:
             continue
         ngrams = index.index_for(field)
@@ -279,7 +283,7 @@ def decontaminate(
             if lines is None or output is None:
                 yield from (chunk[k] for k in kept)
             else:
-                yield from (passthrough(chunk[k], lines[k]) for k in kept)
+                yield from passthrough([chunk[k] for k in kept], [lines[k] for k in kept])
 
     clean: list[dict[str, Any]] = []
     # Millions of short-lived acyclic rows: the cyclic collector would only rescan them.

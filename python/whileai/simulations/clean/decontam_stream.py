@@ -2,8 +2,8 @@
 
 Reading and parsing a JSONL file (Python, holding the GIL) overlaps with checking the previous
 batch (the n-gram kernel, which releases it) and with writing the kept rows. Each row read from a
-file keeps its line, so a kept row can be written back as it was read (:func:`passthrough`)
-instead of being encoded again.
+file keeps its line, so kept rows are written back as they were read (:func:`passthrough`), a
+batch at a time, instead of being encoded again.
 
 >>> batches = list(row_batches([{"prompt": "a"}, {"prompt": "b"}, "c"], 2))
 >>> [(len(rows), lines) for rows, lines in batches]
@@ -57,22 +57,31 @@ def _file_batches(path: str | PathLike[str], size: int) -> Iterator[Batch]:
         yield rows, lines
 
 
-def passthrough(row: dict[str, Any], line: bytes) -> dict[str, Any] | EncodedLine:
-    """The line a kept row was read from, to write as it is; the row when it must be re-encoded.
+def passthrough(rows: list[dict[str, Any]], lines: list[bytes]) -> list[Any]:
+    """What to write for kept rows: their lines as read, or a row where it must be re-encoded.
 
-    A line with ``NaN`` or ``Infinity`` anywhere (which Python's JSON reader accepts but JSON does
-    not) goes back as the row, so writing it fails with the usual error naming the field.
+    The common case (every line plain: ends in one newline, no carriage return, no byte-order
+    mark, no ``NaN`` or ``Infinity`` anywhere) is one :class:`EncodedLine` for the whole batch.
+    Otherwise each line is checked on its own: a line with ``NaN`` or ``Infinity`` (which
+    Python's JSON reader accepts but JSON does not) goes back as its row, so writing it fails
+    with the usual error naming the field.
 
-    >>> passthrough({"a": 1}, b'{"a":1}\\r\\n')
-    b'{"a":1}\\n'
-    >>> passthrough({"a": float("nan")}, b'{"a": NaN}\\n')
-    {'a': nan}
+    >>> passthrough([{"a": 1}, {"b": 2}], [b'{"a":1}\\n', b'{"b": 2}\\n'])
+    [b'{"a":1}\\n{"b": 2}\\n']
+    >>> passthrough([{"a": 1}, {"a": float("nan")}], [b'{"a":1}\\r\\n', b'{"a": NaN}'])
+    [b'{"a":1}\\n', {'a': nan}]
     """
-    if b"NaN" in line or b"Infinity" in line:
-        return row
-    if line.startswith(_BOM):
-        line = line[len(_BOM) :]
-    return EncodedLine(line.rstrip(b"\r\n") + b"\n")
+    blob = b"".join(lines)
+    plain = not (b"NaN" in blob or b"Infinity" in blob or b"\r" in blob or _BOM in blob)
+    if plain and blob.count(b"\n") == len(lines) and blob.endswith(b"\n"):
+        return [EncodedLine(blob)] if blob else []
+    out: list[Any] = []
+    for row, line in zip(rows, lines, strict=True):
+        if b"NaN" in line or b"Infinity" in line:
+            out.append(row)
+        else:
+            out.append(EncodedLine(line.removeprefix(_BOM).rstrip(b"\r\n") + b"\n"))
+    return out
 
 
 def read_ahead(items: Iterator[Any], depth: int) -> Iterator[Any]:
