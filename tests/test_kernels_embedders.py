@@ -47,6 +47,18 @@ def test_hash_embedder_name_records_version_and_dim() -> None:
     assert resolve_embedder(resolve_embedder("hash", dim=37).name) == HashEmbedder(dim=37)
 
 
+def test_one_version_name_for_the_embedder_and_both_kernels() -> None:
+    from whileai.simulations.clean.leakage import leakage_report
+    from whileai.simulations.models.embedders import HASH_VERSION
+
+    pure = importlib.import_module("whileai._pure.embed")
+    assert HASH_VERSION == "hash-v2" == pure.EMBEDDER_NAME
+    if _backend.BACKEND == "rust":
+        assert importlib.import_module("whileai._native").EMBEDDER_NAME == HASH_VERSION
+    report = leakage_report([{"prompt": "a b c"}], [{"prompt": "x y z"}])
+    assert report["embedder"] == HASH_VERSION
+
+
 def test_embed_gives_flat_data_shape_and_rows() -> None:
     texts = ["Order 4412 shipped", "", "注文を確認"]
     vectors = HashEmbedder(dim=16).embed(texts)
