@@ -236,16 +236,21 @@ fn encode(cp: u32, tmp: &mut [u8; 4]) -> &[u8] {
 /// The folded form of the token `span` (raw text) when it holds a confusable code point and
 /// every code point in it may be folded; `None` otherwise.
 fn fold(span: &str) -> Option<Vec<u8>> {
+    let ok = |c: char| {
+        let cp = c as u32;
+        cp < 0x80 || confusable(cp).is_some() || in_ranges(FOLD_OK, cp)
+    };
+    if !span.chars().all(ok) {
+        return None;
+    }
     let mut tmp = [0u8; 4];
     let mut out = Vec::with_capacity(span.len());
     for c in span.chars() {
         let cp = c as u32;
-        let folded = match confusable(cp) {
-            Some(latin) => latin,
-            None if cp < 0x80 || in_ranges(FOLD_OK, cp) => lower(cp),
-            None => return None,
-        };
-        out.extend_from_slice(encode(folded, &mut tmp));
+        out.extend_from_slice(encode(
+            confusable(cp).unwrap_or_else(|| lower(cp)),
+            &mut tmp,
+        ));
     }
     Some(out)
 }

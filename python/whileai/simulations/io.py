@@ -173,7 +173,7 @@ class JsonlReader:
                 except UnicodeDecodeError as exc:
                     self._bad(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
                     continue
-                if not text.strip():
+                if not text or text.isspace():
                     self.blank_lines += 1
                     continue
                 try:
