@@ -31,7 +31,7 @@ class Advanced(TypedDict, total=False):
     Attributes:
         concurrency: parallel rollouts (32).
         stop_grace: seconds to wait for running rollouts and writer waves after a stop (5).
-        embedder: the prompt-selection embedder, ``"hash"`` or ``"hash-v1:<dim>"``.
+        embedder: the prompt-selection embedder, ``"hash"`` or ``"hash-v2:<dim>"``.
         seed: the seed of every draw (0): bit-for-bit at ``concurrency: 1`` or with
             ``reproducible=True``.
         avg_turns: target conversation length in turns (12).
