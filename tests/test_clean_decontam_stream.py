@@ -76,10 +76,15 @@ def test_batches_keep_order_and_lines(tmp_path: Path) -> None:
 def test_read_ahead_stops_its_thread_when_the_caller_stops() -> None:
     produced: list[int] = []
 
+    closed: list[bool] = []
+
     def numbers() -> Iterator[int]:
-        for i in range(1000):
-            produced.append(i)
-            yield i
+        try:
+            for i in range(1000):
+                produced.append(i)
+                yield i
+        finally:
+            closed.append(True)
 
     threads = threading.active_count()
     for i in read_ahead(numbers(), 2):
@@ -87,6 +92,7 @@ def test_read_ahead_stops_its_thread_when_the_caller_stops() -> None:
             break
     assert threading.active_count() == threads
     assert len(produced) < 10  # at most `depth` items ahead, never the whole stream
+    assert closed == [True]
 
 
 def test_passthrough_strips_bom_and_line_ends() -> None:

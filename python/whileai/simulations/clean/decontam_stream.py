@@ -111,6 +111,10 @@ def read_ahead(items: Iterator[Any], depth: int) -> Iterator[Any]:
             put("end", None)
         except BaseException as exc:  # handed to the caller, who raises it
             put("error", exc)
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()  # a generator stopped early closes its file here, in its own thread
 
     worker = threading.Thread(target=produce, name="whileai-read-ahead", daemon=True)
     worker.start()
