@@ -18,6 +18,7 @@ from typing import Any
 
 from whileai import _backend
 from whileai.simulations.clean.decontam_index import iter_source_rows
+from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.rowsource import as_rows, task_key
 
 __all__ = ["drop_leaky_rows", "format_leakage_report", "leakage_report", "near_duplicate_prompts"]
@@ -83,7 +84,7 @@ def leakage_report(
         "leaky": leaky,
         "threshold": threshold,
         "field": field,
-        "embedder": "hash-v1",
+        "embedder": HASH_VERSION,
         "skipped": skipped,
     }
 

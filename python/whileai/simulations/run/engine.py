@@ -27,6 +27,7 @@ from whileai.secrets import mask_secrets
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
+from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.progress import Progress
 from whileai.simulations.run.allocation import Allocator, Job
 from whileai.simulations.run.config import RunConfig
@@ -317,7 +318,7 @@ def _report(
         "agent": getattr(inputs.agent, "name", type(inputs.agent).__name__),
         "fault_rate": inputs.cfg.fault_rate,
         "faulted_rows": sum(1 for r in rows if r.get("faults")),
-        "embedder": f"hash-v1:{inputs.cfg.embed_dim}",
+        "embedder": f"{HASH_VERSION}:{inputs.cfg.embed_dim}",
         "kernel_backend": _backend.KERNEL_BACKENDS.get("select_diverse", "python"),
         "elapsed_seconds": round(elapsed, 3),
         **source.stats,
