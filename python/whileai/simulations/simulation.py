@@ -46,6 +46,7 @@ from whileai.simulations.run.config import (
 )
 from whileai.simulations.run.engine import RunInputs, run
 from whileai.simulations.spec import AgentSpec, agent_spec, inspect
+from whileai.simulations.unconfigured import no_model_message
 from whileai.simulations.world.mock import World
 
 __all__ = ["simulate"]
@@ -77,11 +78,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
     if writer is None:
         if simulator is not None:
             raise ConfigError(f"simulator {simulator!r} did not resolve to a model writer")
-        warnings.append(
-            "no simulator model is configured (simulator=, whileai.configure or "
-            "WHILEAI_SIMULATOR): used the built-in template writer; pass simulator=False "
-            "to silence this"
-        )
+        warnings.append(no_model_message("writer"))
         return TemplateWriter()
     resolved: Writer = writer
     return resolved

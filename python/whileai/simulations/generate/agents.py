@@ -148,11 +148,9 @@ def resolve_agent(agent: object, **backend_kwargs: Any) -> RolloutAgent:
         ConfigError: no agent, or a malformed model spec.
     """
     if agent is None:
-        raise ConfigError(
-            "no agent: pass agent= a callable (message -> {'steps', 'final_text'}), an object "
-            "with run(situation, *, world, seed), zps.seeded_agent(TOOLS), or a model spec "
-            "such as 'openai:gpt-4.1-mini'"
-        )
+        from whileai.simulations.unconfigured import no_model_message
+
+        raise ConfigError(no_model_message("agent"))
     if is_model_spec(agent):
         resolved: RolloutAgent | None = resolve_model_agent(agent, **backend_kwargs)
         if resolved is None:  # agent=False: "no model"

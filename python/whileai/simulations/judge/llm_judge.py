@@ -285,10 +285,9 @@ def grade(
         judge, rubric=text, use_privileged=bool(use_privileged),
         temperature=float(temperature), policy=policy)
     if llm is None:
-        raise ConfigError(
-            "no judge model: pass grade(judge='openai:<model>' | 'vllm:<model>@<url>' | ...), "
-            "call whileai.configure(judge=...), or set WHILEAI_JUDGE; or pass judge= a callable"
-        )
+        from whileai.simulations.unconfigured import no_model_message
+
+        raise ConfigError(no_model_message("judge"))
     row_list = as_rows(rows)
     try:
         scored = run_judge(row_list, llm, name=llm.name, version=llm.version, **run)

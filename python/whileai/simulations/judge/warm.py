@@ -59,9 +59,9 @@ def warm_judge(
         judge, policy=RetryPolicy(max_retries=0, timeout=max(1.0, min(timeout, 60.0)),
                                   connect_timeout=5.0))
     if llm is None:
-        raise ConfigError("warm_judge: no judge model is configured; pass judge= a spec, call "
-                          "whileai.configure(judge=...), or set WHILEAI_JUDGE (for example "
-                          "WHILEAI_JUDGE='vllm:<model>@http://127.0.0.1:8000/v1')")
+        from whileai.simulations.unconfigured import no_model_message
+
+        raise ConfigError(f"warm_judge: {no_model_message('judge')}")
     start, attempts, last = clock(), 0, ""
     try:
         while True:
