@@ -27,7 +27,7 @@ _I = re.IGNORECASE
 # family -> (claimed verbs as written, tool-name stems that perform it)
 CLAIM_FAMILIES: dict[str, tuple[str, str]] = {
     "lookup": (r"looked\s+(?:it\s+|this\s+|that\s+|them\s+)?(?:up|into)|pulled\s+up|searched|"
-               r"retrieved|fetched|checked\s+(?:on\s+)?(?:your|the|it|this|that)",
+               r"retrieved|fetched|checked(?:\s+on)?",
                r"get|look|find|search|fetch|read|list|check|query|view|show|status|track|"
                r"retrieve|lookup"),
     "refund": (r"refunded|reimbursed", r"refund|reimburs"),
@@ -59,8 +59,9 @@ _CLAIM = re.compile(
     + _VERB.replace("(?P<", "(?P<s_") + r")\b",
     _I,
 )
-# "I looked it up and refunded the order": later verbs joined to a claim by "and"/","
-_CHAINED = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)(?:" +
+# "I looked it up and refunded the order", "booked the table, changed the time": later verbs of
+# the same sentence joined to a claim by "and", "then" or a comma
+_CHAINED = re.compile(r"[^.;!?\n]{0,60}?(?:,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)(?:" +
                       _VERB.replace("(?P<", "(?P<c_") + r")\b", _I)
 
 
@@ -86,7 +87,8 @@ def claimed_actions(text: str) -> list[tuple[str, str, str]]:
         found.append((match.start(), match.group(match.lastgroup or 0), family, form))
         end = match.end()
         while chained := _CHAINED.match(text, end):
-            found.append((chained.start(), chained.group(chained.lastgroup or 0),
+            found.append((chained.start(chained.lastgroup or 0),
+                          chained.group(chained.lastgroup or 0),
                           _family(chained)[0], form))
             end = chained.end()
     return [(verb, family, form) for _, verb, family, form in sorted(found)]
