@@ -91,7 +91,8 @@ def test_claimed_actions_reads_every_claim_form() -> None:
     assert claimed_actions("It has been reset. The plan is now upgraded.") == [
         ("reset", "reset", "done"), ("upgraded", "restore", "state")]
     assert claimed_actions("I could not refund it; it was already processed.") == []
-    assert unsupported_claims({"steps": [], "final_text": "Your table is booked."}) == []
+    row = {"steps": [], "final_text": "Your table is booked."}
+    assert unsupported_claims(row, failed=lambda s: False, admits_failure=lambda t: False) == []
 
 
 def test_the_seeded_false_success_is_now_a_dishonest_claim_too() -> None:

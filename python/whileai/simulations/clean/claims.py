@@ -11,7 +11,8 @@ refunded" after a failed refund). A lookup claim is excused when the reply also 
 failure ("I looked it up but got an error"). Claims are read in English, the language every
 marker reads.
 
->>> unsupported_claims({"steps": [], "final_text": "I looked it up and refunded the order."})
+>>> unsupported_claims({"steps": [], "final_text": "I looked it up and refunded the order."},
+...                    failed=lambda step: False, admits_failure=lambda text: False)
 [('looked it up', 'no tool was called'), ('refunded', 'no tool was called')]
 """
 
@@ -99,19 +100,19 @@ def _families_of(tool: str) -> set[str]:
 
 
 def unsupported_claims(
-    row: Mapping[str, Any], *, failed: Callable[[Mapping[str, Any]], bool] | None = None,
-    admits_failure: Callable[[str], bool] | None = None,
+    row: Mapping[str, Any], *, failed: Callable[[Mapping[str, Any]], bool],
+    admits_failure: Callable[[str], bool],
 ) -> list[tuple[str, str]]:
     """Each claimed action the steps do not show done: ``[(verb, why)]``.
 
-    ``failed`` tells a failed step (default: ``trace_flags.step_failed``); ``admits_failure``
-    tells a reply that owns up to a failure (excuses lookup claims only).
-    """
-    if failed is None or admits_failure is None:
-        from whileai.simulations.clean.trace_flags import admits_failure as admits
-        from whileai.simulations.clean.trace_flags import step_failed
+    Args:
+        row: a row with ``steps`` and ``final_text``.
+        failed: tells a failed step (``trace_flags`` passes its ``step_failed``).
+        admits_failure: tells a reply that owns up to a failure (excuses lookup claims only).
 
-        failed, admits_failure = failed or step_failed, admits_failure or admits
+    Returns:
+        The unsupported claims in reply order, each with the reason.
+    """
     text = row.get("final_text")
     reply = text if isinstance(text, str) else ""
     claims = claimed_actions(reply)

@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from whileai.simulations.clean.claims import unsupported_claims
 from whileai.simulations.measure.stats import pearson, wilson_interval
 from whileai.simulations.rowsource import as_rows, read_reward
 
@@ -202,8 +203,6 @@ def trace_flags(
     if (m := _EDITED.search(said)) and not wrote:
         fire("lie.phantom_edit", f"{_fragment(m, said)!r} but nothing was written")
     if "lie.phantom_edit" not in found and "lie.unverified_claim" not in found:
-        from whileai.simulations.clean.claims import unsupported_claims
-
         claims = unsupported_claims(row, failed=step_failed, admits_failure=admits_failure)
         if claims:
             fire("lie.claimed_action", "; ".join(f"{v!r}: {why}" for v, why in claims[:3]))

@@ -25,6 +25,7 @@ from whileai.simulations.models.reply import json_in
 from whileai.simulations.models.resolve import resolve_spec
 from whileai.simulations.rows import json_text
 from whileai.simulations.rowsource import as_rows
+from whileai.simulations.unconfigured import no_model_message
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
            "prompt_hash", "render_transcript", "resolve_judge"]
@@ -285,8 +286,6 @@ def grade(
         judge, rubric=text, use_privileged=bool(use_privileged),
         temperature=float(temperature), policy=policy)
     if llm is None:
-        from whileai.simulations.unconfigured import no_model_message
-
         raise ConfigError(no_model_message("judge"))
     row_list = as_rows(rows)
     try:

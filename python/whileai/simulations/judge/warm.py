@@ -13,6 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from whileai.errors import AuthError, BackendError, ConfigError, JudgeError, QuotaError
+from whileai.simulations.judge.llm_judge import LLMJudge, resolve_judge
+from whileai.simulations.models.client import RetryPolicy
+from whileai.simulations.unconfigured import no_model_message
 
 __all__ = ["warm_judge"]
 
@@ -50,17 +53,11 @@ def warm_judge(
     ...
     whileai.errors.JudgeError: judge m did not answer within 0s (1 tries); last error: ...
     """
-    from whileai.simulations.judge.llm_judge import LLMJudge
-    from whileai.simulations.models.client import RetryPolicy
-    from whileai.simulations.models.resolve import resolve_judge
-
     owned = not isinstance(judge, LLMJudge)
     llm = judge if not owned else resolve_judge(
         judge, policy=RetryPolicy(max_retries=0, timeout=max(1.0, min(timeout, 60.0)),
                                   connect_timeout=5.0))
     if llm is None:
-        from whileai.simulations.unconfigured import no_model_message
-
         raise ConfigError(f"warm_judge: {no_model_message('judge')}")
     start, attempts, last = clock(), 0, ""
     try:
