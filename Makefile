@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,rl,docs
+TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: demo test lint rust-check pytest docs wheel-smoke bench build clean

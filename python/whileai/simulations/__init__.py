@@ -134,6 +134,7 @@ from whileai.simulations.select.hygiene import (
 )
 from whileai.simulations.select.optimize import optimize, select_for_rl, select_for_sft
 from whileai.simulations.select.pairs import build_preference_pairs
+from whileai.simulations.select.rank import rank
 from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
@@ -145,6 +146,8 @@ from whileai.simulations.train.logprobs import (
 )
 from whileai.simulations.train.reference import reference_logprobs
 from whileai.simulations.world import World, current_rollout, world
+
+from whileai.simulations import verify  # isort: skip  # the verifiers as ``zps.verify``
 
 __all__: list[str] = [
     "DEFAULT_BAND",
@@ -252,6 +255,7 @@ __all__: list[str] = [
     "optimize",
     "pass_at",
     "publish_gate",
+    "rank",
     "read_jsonl",
     "recommend",
     "reference_logprobs",
@@ -295,6 +299,7 @@ __all__: list[str] = [
     "trim_unanimous_groups",
     "ungrounded_arguments",
     "validate",
+    "verify",
     "world",
     "write_jsonl",
     "write_rubrics",

@@ -154,6 +154,8 @@ def run(inputs: RunInputs) -> RunResult:
     lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
     stop: str | None = None
     start = time.monotonic()
+    if cfg.time_budget:  # a writer wave still running after the clock and stop_grace is dropped
+        source.deadline = start + cfg.time_budget + cfg.stop_grace
 
     def time_up() -> bool:
         return bool(cfg.time_budget) and time.monotonic() - start >= (cfg.time_budget or 0.0)
@@ -333,6 +335,8 @@ def _report(
         search["first_agent_error"] = first_error
     if abandoned:
         search["rollouts_abandoned"] = abandoned
+    if source.waves_abandoned:
+        search["writer_waves_abandoned"] = source.waves_abandoned
     if repeats > 1:
         groups = alloc.report()
         groups["cut"] = sum(1 for g in alloc.groups if any(r.get("group_cut") for r in g.rows))
