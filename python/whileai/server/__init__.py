@@ -16,12 +16,10 @@ def require_extra() -> None:
 
     >>> require_extra()  # doctest: +SKIP
     """
-    missing = []
-    for module in ("fastapi", "uvicorn", "sqlalchemy", "alembic"):
-        try:
-            __import__(module)
-        except ImportError:
-            missing.append(module)
+    import importlib.util
+
+    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy", "alembic")
+               if importlib.util.find_spec(m) is None]
     if missing:
         raise ImportError(
             f"whileai serve needs {', '.join(missing)}: pip install 'whileai[server]'"

@@ -8,6 +8,7 @@ removes at the next start, so a reader never sees half a dataset.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
@@ -61,10 +62,8 @@ def remove_parts(parts_dir: Path, relatives: Iterable[str]) -> None:
     for relative in relatives:
         path = parts_dir / relative
         path.unlink(missing_ok=True)
-        try:
+        with contextlib.suppress(OSError):
             path.parent.rmdir()
-        except OSError:
-            pass
 
 
 def sweep(parts_dir: Path, tmp_dir: Path, referenced: set[str]) -> int:
@@ -80,8 +79,6 @@ def sweep(parts_dir: Path, tmp_dir: Path, referenced: set[str]) -> int:
                 if f"{folder.name}/{path.name}" not in referenced:
                     path.unlink(missing_ok=True)
                     removed += 1
-            try:
+            with contextlib.suppress(OSError):
                 folder.rmdir()
-            except OSError:
-                pass
     return removed
