@@ -207,3 +207,13 @@ def test_key_discovery_order(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (find_key(), find_url()) == ("env-key", "http://127.0.0.1:1")
     assert find_key("arg-key") == "arg-key"
     assert isinstance(path, Path)
+
+
+def test_health_names_the_database_in_use(url: str) -> None:
+    import os
+
+    import requests
+
+    health = requests.get(url + "/health", timeout=10).json()
+    expected = "postgresql" if os.environ.get("WHILEAI_DATABASE_URL") else "sqlite"
+    assert (health["status"], health["database"]) == ("ok", expected)
