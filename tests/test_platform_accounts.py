@@ -12,10 +12,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from platform_server import Server, free_port, require_server_extra
 
 import whileai
 import whileai.simulations as zps
+from platform_server import Server, free_port, require_server_extra
 from whileai.platform import (
     KeyRefusedError,
     NoKeyError,
@@ -73,7 +73,8 @@ def test_no_key_and_refused_key_never_show_the_key(url: str) -> None:
     wrong = "wai_" + secrets.token_urlsafe(32)
     with pytest.raises(KeyRefusedError) as caught:
         zps.datasets(api_key=wrong)
-    assert wrong not in str(caught.value) and wrong not in repr(connect(wrong))
+    assert wrong not in str(caught.value)
+    assert wrong not in repr(connect(wrong))
     assert "refused" in str(caught.value)
 
 
@@ -83,17 +84,20 @@ def test_account_reports_tier_limits_and_usage(platform_server: Server, url: str
     info = whileai.account(api_key=key)
     assert info["tier"] == "self-hosted"
     assert info["usage"] == {"storageBytes": entry["bytes"], "datasets": 1}
-    assert info["limits"]["storageBytes"] > 0 and info["limits"]["rowsPerDataset"] > 0
+    assert info["limits"]["storageBytes"] > 0
+    assert info["limits"]["rowsPerDataset"] > 0
 
 
 def test_delegated_credentials_work_refresh_and_expire(platform_server: Server, url: str) -> None:
     key = platform_server.key(f"dan-{secrets.token_hex(4)}")
     entry = zps.push_rows([{"prompt": "a"}], "d", api_key=key)
     issued = whileai.issue_delegated_credential(key, ttl_seconds=600, name="ci")
-    assert issued["credential"].startswith("wdc_") and issued["name"] == "ci"
+    assert issued["credential"].startswith("wdc_")
+    assert issued["name"] == "ci"
     assert zps.pull(entry["datasetId"], api_key=issued["credential"]) == [{"prompt": "a"}]
     fresh = whileai.refresh_delegated_credential(key, issued["credential"], ttl_seconds=900)
-    assert fresh["credential"] != issued["credential"] and fresh["name"] == "ci"
+    assert fresh["credential"] != issued["credential"]
+    assert fresh["name"] == "ci"
     assert fresh["expiresAt"] > issued["expiresAt"]
     forged = issued["credential"][:-4] + ("AAAA" if not issued["credential"].endswith("AAAA")
                                           else "BBBB")
@@ -109,7 +113,8 @@ def test_admin_route_mints_keys_only_for_admins(platform_server: Server, url: st
     admin = platform_server.key(f"root-{secrets.token_hex(4)}", admin=True)
     plain = platform_server.key(f"eve-{secrets.token_hex(4)}")
     made = call(connect(admin), "POST", "/v1/admin/keys", json={"account": "frank"}).json()
-    assert made["key"].startswith("wai_") and zps.datasets(api_key=made["key"])["count"] == 0
+    assert made["key"].startswith("wai_")
+    assert zps.datasets(api_key=made["key"])["count"] == 0
     with pytest.raises(KeyRefusedError, match="only an admin"):
         call(connect(plain), "POST", "/v1/admin/keys", json={"account": "x"})
 
@@ -133,9 +138,11 @@ def test_errors_are_json_with_a_code(url: str) -> None:
     import requests
 
     reply = requests.get(url + "/v1/nothing-here", timeout=10)
-    assert reply.status_code == 404 and reply.json()["error"] == "not_found"
+    assert reply.status_code == 404
+    assert reply.json()["error"] == "not_found"
     reply = requests.get(url + "/v1/datasets", timeout=10)
-    assert reply.status_code == 401 and reply.json()["error"] == "no_key"
+    assert reply.status_code == 401
+    assert reply.json()["error"] == "no_key"
 
 
 def test_unreachable_server_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,7 +200,8 @@ def test_429_and_5xx_are_retried(flaky: tuple[str, list[int]],
 def test_key_discovery_order(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("WHILEAI_API_KEY", raising=False)
     monkeypatch.delenv("WHILEAI_BASE_URL", raising=False)
-    assert find_key() is None and find_url() == "http://127.0.0.1:6070"
+    assert find_key() is None
+    assert find_url() == "http://127.0.0.1:6070"
     legacy = legacy_credentials_path()
     legacy.parent.mkdir(parents=True)
     legacy.write_text(json.dumps({"api_key": "legacy-key"}))

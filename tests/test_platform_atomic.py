@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from platform_server import Server, require_server_extra, start_server
 
 import whileai.simulations as zps
+from platform_server import Server, require_server_extra, start_server
 from whileai.platform import PlatformQuotaError, RequestTooLargeError
 
 require_server_extra()
@@ -91,7 +91,8 @@ def test_storage_quota_refuses_the_push_that_passes_it(small: Server) -> None:
         zps.push_rows(padded(90, 10_000), "three", api_key=key, base_url=small.url)
     listing = zps.datasets(api_key=key, base_url=small.url)
     assert [d["name"] for d in listing["datasets"]] == ["two", "one"]
-    assert len(small.files("parts")) == before + 2 and small.files("tmp") == []
+    assert len(small.files("parts")) == before + 2
+    assert small.files("tmp") == []
 
 
 def _start_killed_client(server: Server, key: str) -> subprocess.Popen[bytes]:

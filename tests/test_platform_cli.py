@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from platform_server import Server, require_server_extra
 
 import whileai.simulations as zps
+from platform_server import Server, require_server_extra
 from whileai.cli import main
 from whileai.platform.credentials import credentials_path
 
@@ -24,11 +24,14 @@ def env(platform_server: Server, monkeypatch: pytest.MonkeyPatch) -> Server:
     return platform_server
 
 
-def test_login_checks_the_key_before_saving(env: Server, capsys: pytest.CaptureFixture[str]) -> None:
+def test_login_checks_the_key_before_saving(
+    env: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
     wrong = "wai_" + secrets.token_urlsafe(32)
     assert main(["login", "--key", wrong, "--url", env.url]) == 2
     err = capsys.readouterr().err
-    assert "refused" in err and wrong not in err
+    assert "refused" in err
+    assert wrong not in err
     assert not credentials_path().exists()
     key = env.key(f"cli-{secrets.token_hex(4)}")
     assert main(["login", "--key", key, "--url", env.url]) == 0
@@ -38,8 +41,11 @@ def test_login_checks_the_key_before_saving(env: Server, capsys: pytest.CaptureF
     assert json.loads(saved.read_text()) == {"api_key": key, "base_url": env.url}
     assert main(["status"]) == 0
     out = capsys.readouterr().out
-    assert env.url in out and "0 datasets" in out and key not in out
-    assert main(["logout"]) == 0 and not saved.exists()
+    assert env.url in out
+    assert "0 datasets" in out
+    assert key not in out
+    assert main(["logout"]) == 0
+    assert not saved.exists()
     assert main(["status"]) == 1
     assert "not logged in" in capsys.readouterr().out
 
@@ -54,7 +60,9 @@ def test_datasets_pull_and_purge(env: Server, tmp_path: Path,
     capsys.readouterr()
     assert main(["datasets"]) == 0
     out = capsys.readouterr().out
-    assert kept["datasetId"] in out and empty["datasetId"] in out and "2 datasets" in out
+    assert kept["datasetId"] in out
+    assert empty["datasetId"] in out
+    assert "2 datasets" in out
     target = tmp_path / "pulled.jsonl"
     assert main(["pull", kept["datasetId"], "-o", str(target)]) == 0
     assert [json.loads(x) for x in target.read_text().splitlines()] == rows

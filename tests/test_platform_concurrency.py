@@ -5,9 +5,8 @@ from __future__ import annotations
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 
-from platform_server import Server, require_server_extra
-
 import whileai.simulations as zps
+from platform_server import Server, require_server_extra
 
 require_server_extra()
 
@@ -33,4 +32,5 @@ def test_sixteen_clients_fifty_datasets(platform_server: Server) -> None:
         assert mine == {(ds, n) for k, ds, n in done if k == key}
     for key, dataset_id, count in done[::7]:
         rows = zps.pull(dataset_id, api_key=key, base_url=url)
-        assert len(rows) == count and len({r["owner"] for r in rows}) == 1
+        assert len(rows) == count
+        assert len({r["owner"] for r in rows}) == 1

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from platform_server import Server, require_server_extra
 
 import whileai.simulations as zps
+from platform_server import Server, require_server_extra
 from whileai.errors import PublishGateError, RowError
 from whileai.platform import NotFoundError
 
@@ -71,7 +71,8 @@ def test_delete_and_delete_empty(key: str) -> None:
     empty = zps.push_rows([], "empty")
     small = zps.push_rows([{"prompt": "a"}], "small")
     big = zps.push_rows([{"prompt": str(i)} for i in range(5)], "big")
-    assert empty["rows"] == 0 and empty["bytes"] == 0
+    assert empty["rows"] == 0
+    assert empty["bytes"] == 0
     dry = zps.delete_empty_datasets(dry_run=True)
     assert dry["deleted"] == [empty["datasetId"]]
     assert len(zps.datasets()["datasets"]) == 3
@@ -101,7 +102,8 @@ def test_preview_and_profile(key: str) -> None:
     assert prof["tokens"]["reported"] == 7
     assert prof["per_task_pass_rate"] == {"t0": 0.5, "t1": 0.5, "t2": 0.5, "t3": 0.5, "solo": 1.0}
     again = zps.profile(entry["datasetId"])
-    assert again["cached"] is True and again["computedAt"] == prof["computedAt"]
+    assert again["cached"] is True
+    assert again["computedAt"] == prof["computedAt"]
     assert zps.profile(entry["datasetId"], force=True)["cached"] is False
 
 
@@ -134,7 +136,8 @@ def test_agents_register_and_purge(key: str) -> None:
     zps.register_agent("lonely")
     listed = {a["agent"]: a for a in zps.agents()}
     assert listed["helper"]["datasets"] == {"train": 1, "holdout": 1}
-    assert listed["helper"]["traces"] == 0 and listed["lonely"]["datasets"] == {}
+    assert listed["helper"]["traces"] == 0
+    assert listed["lonely"]["datasets"] == {}
     dry = zps.purge_agent("helper", dry_run=True)
     assert (dry["datasets"], dry["deleted"]) == (2, False)
     assert zps.datasets()["count"] == 2
@@ -150,7 +153,8 @@ def test_push_file_gates_by_default_and_refuses_bad_jsonl(key: str, tmp_path: Pa
     good = tmp_path / "good.jsonl"
     zps.write_jsonl(good, rl_rows())
     entry = zps.push_file(str(good))
-    assert entry["name"] == "good.jsonl" and entry["gate"]["ok"] is True
+    assert entry["name"] == "good.jsonl"
+    assert entry["gate"]["ok"] is True
     pulled = zps.pull(entry["datasetId"])
     assert all("calibration" in row for row in pulled)  # the stamped rows went up
     raw = zps.push_file(str(good), name="raw", gate=False)
@@ -180,7 +184,8 @@ def test_data_push_with_holdout_parent_and_publish(key: str) -> None:
     run = zps.SimulationData(trajectories=rl_rows(tasks=10), search={},
                              stopped_because="budget", mode="rl")
     base = run.push("base", agent="shop")
-    assert base["gate"]["ok"] is True and base["rows"] == 20
+    assert base["gate"]["ok"] is True
+    assert base["rows"] == 20
     with pytest.warns(UserWarning, match="3 tasks can only prove"):
         entry = run.push("iter", parent=base["datasetId"], holdout=0.3, agent="shop",
                          publish=True)
@@ -190,7 +195,9 @@ def test_data_push_with_holdout_parent_and_publish(key: str) -> None:
         "holdout", entry["datasetId"], held["datasetId"])
     train_tasks = {r["scenario_id"] for r in zps.pull(entry["datasetId"])}
     held_tasks = {r["scenario_id"] for r in zps.pull(held["datasetId"])}
-    assert train_tasks and held_tasks and not train_tasks & held_tasks
+    assert train_tasks
+    assert held_tasks
+    assert not train_tasks & held_tasks
     assert len(train_tasks | held_tasks) == 10
     assert entry["card"]["agent"] == "shop"
     with pytest.raises(NotFoundError, match="ds_nope"):
@@ -200,7 +207,8 @@ def test_data_push_with_holdout_parent_and_publish(key: str) -> None:
 def test_scored_push(key: str) -> None:
     scored = zps.ScoredData(rows=rl_rows())
     entry = scored.push("scored", gate=True)
-    assert entry["rows"] == 8 and entry["gate"]["mode"] == "rl"
+    assert entry["rows"] == 8
+    assert entry["gate"]["mode"] == "rl"
 
 
 def test_decontaminate_against_a_dataset_id(key: str) -> None:
@@ -208,6 +216,7 @@ def test_decontaminate_against_a_dataset_id(key: str) -> None:
     evals = zps.push_rows([{"prompt": text}], "evals", purpose="eval")
     train = [{"prompt": text}, {"prompt": "an unrelated question about shipping costs abroad"}]
     clean, report = zps.decontaminate(train, against=[evals["datasetId"]])
-    assert clean == [train[1]] and report["dropped"] == 1
+    assert clean == [train[1]]
+    assert report["dropped"] == 1
     with pytest.raises(NotFoundError, match="ds_0000"):
         zps.decontaminate(train, against=["ds_0000"])

@@ -59,7 +59,7 @@ def _wait(response: requests.Response | None, attempt: int) -> float:
         after = response.headers.get("Retry-After", "")
         if after.isdigit():
             return min(float(after), 30.0)
-    return BACKOFF * (2**attempt)
+    return BACKOFF * float(1 << attempt)
 
 
 def _raise_for(response: requests.Response, method: str, path: str) -> None:

@@ -237,7 +237,7 @@ def part_file(store: Store, account: Account | None, dataset_id: str, index: int
             parts.c.dataset_id == dataset_id, parts.c.idx == index)).scalar()
     if path is None:
         raise ApiError("not_found", f"dataset {dataset_id} has no part {index}")
-    return store.config.parts_dir / path
+    return store.config.parts_dir / str(path)
 
 
 def _card(row: Any) -> dict[str, Any]:
