@@ -33,11 +33,16 @@ def _encode(rows: Sequence[dict[str, Any]]) -> Callable[[], Iterator[bytes]]:
 
     from whileai.simulations.io import dumps_row
 
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
     def chunks() -> Iterator[bytes]:
         buffer: list[str] = []
         size = 0
         for index, row in enumerate(rows):
-            line = dumps_row(row, where=f"rows[{index}]")
+            try:  # one reused encoder (fast); dumps_row handles odd values and names bad ones
+                line = encode(row) if type(row) is dict else dumps_row(row, where=f"rows[{index}]")
+            except (TypeError, ValueError):
+                line = dumps_row(row, where=f"rows[{index}]")
             buffer.append(line)
             size += len(line) + 1
             if size >= CHUNK:
@@ -118,7 +123,11 @@ def push_rows(
 
 
 class _FileBody:
-    """A file's bytes as an upload body: its length (Content-Length) and ~1 MB chunks."""
+    """A JSONL file as an upload body: its length, then ~1 MB chunks, each line checked.
+
+    Every line is parsed as it is read, so a bad line raises ``RowError`` (file:line) in the
+    middle of the upload; the server then drops the partial part and stores nothing.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -128,17 +137,35 @@ class _FileBody:
         return self.size
 
     def __iter__(self) -> Iterator[bytes]:
+        checked = 0
+        carry = b""
         with open(self.path, "rb") as handle:
             while chunk := handle.read(CHUNK):
+                block = carry + chunk
+                end = block.rfind(b"\n")
+                carry = block[end + 1:] if end >= 0 else block
+                if end >= 0:
+                    lines = block[:end].split(b"\n")
+                    _check_lines(lines, self.path, checked)
+                    checked += len(lines)
                 yield chunk
+        if carry:
+            _check_lines([carry], self.path, checked)
 
 
-def _check_lines(path: Path) -> None:
-    """Refuse a file with a line that is not one JSON object, naming file:line."""
-    from whileai.simulations.io import read_jsonl
-
-    for _ in read_jsonl(path):
-        pass
+def _check_lines(lines: list[bytes], path: Path, before: int) -> None:
+    """Refuse a line that is not one JSON object, naming ``file:line``."""
+    for offset, line in enumerate(lines, start=before + 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise RowError(f"{path}:{offset}: not valid JSON ({exc}); fix or delete that "
+                           "line, nothing was stored") from None
+        if not isinstance(row, dict):
+            raise RowError(f"{path}:{offset}: expected a JSON object (one row per line), got "
+                           f"{type(row).__name__}; nothing was stored")
 
 
 def push_file(
@@ -167,7 +194,6 @@ def push_file(
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
                          base_url=base_url)
     conn = connect(api_key, base_url=base_url)
-    _check_lines(source)
     if source.suffix == ".gz":
         rows = list(read_jsonl(source))
         return _send(conn, _encode(rows), name=title, purpose=None, mode=mode, agent=None,
