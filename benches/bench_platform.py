@@ -4,8 +4,8 @@ Prints ``name,rows,mb,push_rows_mb_s,push_file_mb_s,pull_file_mb_s,pull_rows_mb_
 server_rss_mib``: push_rows encodes rows and uploads them; push_file uploads a JSONL file
 (``gate=False``: every line is parsed once to refuse bad JSON, then the bytes stream); pull_file
 writes the JSONL to disk; pull_rows also parses every row; server_rss_mib is the server's peak
-resident memory (VmHWM). Goal: >= 50 MB/s each way, server RSS < 300 MiB whatever the size. Needs the
-``server`` extra; ``WHILEAI_DATABASE_URL`` runs it on PostgreSQL.
+resident memory (VmHWM). Goal: >= 50 MB/s each way, server RSS < 300 MiB whatever the size.
+Needs the ``server`` extra; ``WHILEAI_DATABASE_URL`` runs it on PostgreSQL.
 
     python benches/bench_platform.py --rows 100000
 """
@@ -22,15 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from platform_server import start_server  # noqa: E402
-
 import whileai.simulations as zps  # noqa: E402
+from platform_server import start_server  # noqa: E402
 
 
 def make_rows(n: int, seed: int = 0) -> list[dict[str, object]]:
     """``n`` seeded rows of about 1 KB each (prompt, steps, final text, reward)."""
     rng = random.Random(seed)
-    words = "order refund shipped account invoice delivery cancel plan card kettle".split()
+    words = ("order", "refund", "shipped", "account", "invoice", "delivery", "cancel", "plan",
+             "card", "kettle")
     rows = []
     for i in range(n):
         text = " ".join(rng.choice(words) for _ in range(60))
@@ -78,7 +78,7 @@ def main() -> None:
             start = time.perf_counter()
             pulled = zps.pull(entry["datasetId"], api_key=key, base_url=server.url)
             rows_s = time.perf_counter() - start
-            assert len(pulled) == len(rows) and pulled[-1] == rows[-1]
+            assert pulled == rows
             rss = peak_rss_mib(server.proc.pid)
         finally:
             server.stop()
