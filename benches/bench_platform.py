@@ -52,6 +52,11 @@ def peak_rss_mib(pid: int) -> float:
 
 
 def main() -> None:
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in ("fastapi", "uvicorn", "sqlalchemy")):
+        print("platform,skipped: the server extra is missing (pip install 'whileai[server]')")
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rows to push (100,000)")
     args = parser.parse_args()
