@@ -220,3 +220,19 @@ def test_decontaminate_against_a_dataset_id(key: str) -> None:
     assert report["dropped"] == 1
     with pytest.raises(NotFoundError, match="ds_0000"):
         zps.decontaminate(train, against=["ds_0000"])
+
+
+def test_simulate_reruns_tasks_from_a_dataset_id(key: str) -> None:
+    tools = [{"name": "get_order", "description": "Look up an order.",
+              "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
+                             "required": ["order_id"]}}]
+    quiet = {"simulator": False, "progress": False}
+    first = zps.simulate(zps.seeded_agent(tools), tools=tools, mode="rl", repeats=2,
+                         repeat_policy="fixed", budget=8, **quiet)
+    entry = first.push("tasks", gate=False)
+    again = zps.simulate(zps.seeded_agent(tools, seed=3), tools=tools, tasks=entry["datasetId"],
+                         budget=100, **quiet)
+    assert again.stopped_because == "tasks_done"
+    assert {r["scenario_id"] for r in again} == {r["scenario_id"] for r in first}
+    with pytest.raises(NotFoundError, match="ds_0000"):
+        zps.simulate(zps.seeded_agent(tools), tools=tools, tasks="ds_0000", budget=4, **quiet)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,11 @@ def run_serve(args: argparse.Namespace) -> int:
     """Start the server, or mint a key and exit."""
     from whileai.server import require_extra
 
-    require_extra()
+    try:
+        require_extra()
+    except ImportError as exc:
+        print(f"whileai serve: {exc}", file=sys.stderr)
+        return 2
     from whileai.server.config import ServerConfig, default_directory
 
     limits = {name: getattr(args, name) for name in
