@@ -1,12 +1,11 @@
 """Build the FastAPI app: open and migrate the store, sweep stray parts, mount the routers.
 
->>> app = create_app(ServerConfig(directory=Path(tempfile.mkdtemp())))  # doctest: +SKIP
+>>> app = create_app(ServerConfig(directory=Path("/tmp/whileai-server")))  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import sqlalchemy as sa
 from fastapi import FastAPI, Request
@@ -85,8 +84,3 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     for router in ROUTERS:
         app.include_router(router)
     return app
-
-
-def default_config(directory: Path) -> ServerConfig:
-    """Settings with every default (used by doctests and the bench)."""
-    return ServerConfig(directory=directory)
