@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,17 @@ def test_restarted_server_finds_every_dataset(fresh: Server) -> None:
     assert {d["datasetId"] for d in listing["datasets"]} == set(pushed)
     for dataset_id, rows in pushed.items():
         assert zps.pull(dataset_id, api_key=key, base_url=fresh.url) == rows
+
+
+def test_the_schema_is_migrated_to_the_newest_revision(fresh: Server) -> None:
+    if fresh.database:
+        import psycopg
+
+        with psycopg.connect(fresh.database) as conn:
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    else:
+        import sqlite3
+
+        with closing(sqlite3.connect(fresh.directory / "whileai.db")) as conn:
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert row == ("0001",)
