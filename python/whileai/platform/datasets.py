@@ -19,6 +19,7 @@ from typing import Any
 from whileai.errors import RowError
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
+from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
@@ -41,7 +42,7 @@ def _encode(rows: Sequence[dict[str, Any]]) -> Callable[[], Iterator[bytes]]:
         for index, row in enumerate(rows):
             try:  # one reused encoder (fast); dumps_row handles odd values and names bad ones
                 line = encode(row) if type(row) is dict else dumps_row(row, where=f"rows[{index}]")
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, RecursionError):
                 line = dumps_row(row, where=f"rows[{index}]")
             buffer.append(line)
             size += len(line) + 1
@@ -159,8 +160,10 @@ def _check_lines(lines: list[bytes], path: Path, before: int) -> None:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads_limited(line, where=f"{path}:{offset}")
         except ValueError as exc:
+            if isinstance(exc, RowError):
+                raise
             raise RowError(f"{path}:{offset}: not valid JSON ({exc}); fix or delete that "
                            "line, nothing was stored") from None
         if not isinstance(row, dict):
@@ -245,8 +248,10 @@ def _parse(chunks: Iterable[bytes], where: str) -> Iterator[dict[str, Any]]:
 
 def _row(line: bytes, where: str, line_no: int) -> dict[str, Any]:
     try:
-        row = json.loads(line)
+        row = loads_limited(line, where=f"{where}:{line_no}")
     except ValueError as exc:
+        if isinstance(exc, RowError):
+            raise
         raise RowError(f"{where}:{line_no}: not valid JSON ({exc})") from None
     if not isinstance(row, dict):
         raise RowError(f"{where}:{line_no}: not a JSON object")
