@@ -166,6 +166,10 @@ def test_push_file_gates_by_default_and_refuses_bad_jsonl(key: str, tmp_path: Pa
     for gate in (True, False):
         with pytest.raises(RowError, match=r"bad\.jsonl:2"):
             zps.push_file(str(bad), gate=gate)
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"prompt": "a"}\n{"x": ' + "[" * 300 + "]" * 300 + "}\n")
+    with pytest.raises(RowError, match=r"deep\.jsonl:2: JSON nested deeper"):
+        zps.push_file(str(deep), gate=False)
     assert zps.datasets()["count"] == before
 
 

@@ -14,22 +14,30 @@ __all__ = ["format_datasets", "format_purge", "format_status", "register"]
 
 def register(sub: Any) -> None:
     """Add the platform commands to the CLI."""
-    login = sub.add_parser("login", help="check an API key against the server and save it")
+    login = sub.add_parser("login", help="check an API key against the server and save it",
+                           epilog="example:\n  whileai login --key wai_... --url http://127.0.0.1:6070")
     login.add_argument("--key", default=None, help="the API key (else WHILEAI_API_KEY, else asked)")
     login.add_argument("--url", default=None,
                        help="the server (else WHILEAI_BASE_URL, else http://127.0.0.1:6070)")
     login.set_defaults(func=run_login)
-    status = sub.add_parser("status", help="which server and account this machine uses")
+    status = sub.add_parser("status", help="which server and account this machine uses",
+                            epilog="example:\n  whileai status\n\nExit 1 when not logged in.")
     status.set_defaults(func=run_status)
-    logout = sub.add_parser("logout", help="forget the saved API key")
+    logout = sub.add_parser("logout", help="forget the saved API key",
+                            epilog="example:\n  whileai logout")
     logout.set_defaults(func=run_logout)
-    listing = sub.add_parser("datasets", help="list your datasets, newest first")
+    listing = sub.add_parser("datasets", help="list your datasets, newest first",
+                             epilog="example:\n  whileai datasets")
     listing.set_defaults(func=run_datasets)
-    pull = sub.add_parser("pull", help="download a dataset as JSONL")
+    pull = sub.add_parser("pull", help="download a dataset as JSONL",
+                          epilog="example:\n  whileai pull ds_1a2b3c -o train.jsonl")
     pull.add_argument("dataset_id", metavar="ID", help="the dataset id (ds_...)")
-    pull.add_argument("-o", "--output", default=None, help="file to write (ID.jsonl)")
+    pull.add_argument("-o", "--output", default=None, help="file to write (default: ID.jsonl)")
     pull.set_defaults(func=run_pull)
-    purge = sub.add_parser("purge", help="delete an agent and its datasets, or empty datasets")
+    purge = sub.add_parser(
+        "purge", help="delete an agent and its datasets, or empty datasets",
+        epilog="examples:\n  whileai purge --agent my-agent --dry-run\n"
+               "  whileai purge --empty --max-rows 10")
     purge.add_argument("--agent", default=None, help="the agent to remove with everything under it")
     purge.add_argument("--empty", action="store_true",
                        help="delete datasets with no bytes (or --max-rows rows or fewer)")
@@ -37,7 +45,8 @@ def register(sub: Any) -> None:
                        help="with --empty: also delete sets with at most this many rows")
     purge.add_argument("--dry-run", action="store_true", help="only count what would go")
     purge.set_defaults(func=run_purge)
-    signup = sub.add_parser("signup", help="create an account (servers with --open-signup)")
+    signup = sub.add_parser("signup", help="create an account (servers with --open-signup)",
+                            epilog="example:\n  whileai signup --email me@example.com")
     signup.add_argument("--email", required=True, help="the account's e-mail address")
     signup.add_argument("--url", default=None, help="the server (as for login)")
     signup.set_defaults(func=run_signup)

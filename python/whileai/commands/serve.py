@@ -13,9 +13,14 @@ __all__ = ["register", "run_serve"]
 
 def register(sub: Any) -> None:
     """Add ``serve`` to the CLI."""
-    serve = sub.add_parser("serve", help="run the platform server (datasets, agents, keys)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=6070, help="port to listen on (6070)")
+    serve = sub.add_parser(
+        "serve", help="run the platform server (datasets, agents, keys)",
+        epilog="examples:\n  whileai serve --create-key me      # mint an API key, printed once\n"
+               "  whileai serve --dir ./server --port 6070\n"
+               "  WHILEAI_DATABASE_URL=postgresql://u:p@host/db whileai serve --host 0.0.0.0",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind")
+    serve.add_argument("--port", type=int, default=6070, help="port to listen on")
     serve.add_argument("--dir", default=None,
                        help="server folder (WHILEAI_SERVER_DIR, else ~/.whileai/server)")
     serve.add_argument("--create-key", metavar="NAME", default=None,
@@ -25,12 +30,12 @@ def register(sub: Any) -> None:
     serve.add_argument("--open-signup", action="store_true",
                        help="let anyone create an account (POST /v1/signup); off by default")
     serve.add_argument("--max-storage-bytes", type=int, default=None,
-                       help="stored bytes per account (50 GiB)")
+                       help="stored bytes per account (default: 50 GiB)")
     serve.add_argument("--max-rows-per-dataset", type=int, default=None,
-                       help="rows one dataset may hold (50,000,000)")
+                       help="rows one dataset may hold (default: 50,000,000)")
     serve.add_argument("--max-request-bytes", type=int, default=None,
-                       help="largest request body; bigger ones get 413 (8 GiB)")
-    serve.add_argument("--log-level", default="warning", help="uvicorn log level (warning)")
+                       help="largest request body; bigger ones get 413 (default: 8 GiB)")
+    serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=run_serve)
 
 

@@ -19,7 +19,6 @@ from typing import Any
 from whileai.errors import RowError
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
-from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
@@ -156,6 +155,8 @@ class _FileBody:
 
 def _check_lines(lines: list[bytes], path: Path, before: int) -> None:
     """Refuse a line that is not one JSON object, naming ``file:line``."""
+    from whileai.simulations.jsondepth import loads_limited
+
     for offset, line in enumerate(lines, start=before + 1):
         if not line.strip():
             continue
@@ -229,6 +230,8 @@ def _part_chunks(conn: Connection, part: dict[str, Any]) -> Iterator[bytes]:
 
 
 def _parse(chunks: Iterable[bytes], where: str) -> Iterator[dict[str, Any]]:
+    from whileai.simulations.jsondepth import loads_limited
+
     carry = b""
     line_no = 0
     for chunk in chunks:
@@ -241,14 +244,14 @@ def _parse(chunks: Iterable[bytes], where: str) -> Iterator[dict[str, Any]]:
         for line in block[:end].split(b"\n"):
             line_no += 1
             if line.strip():
-                yield _row(line, where, line_no)
+                yield _row(loads_limited, line, where, line_no)
     if carry.strip():
-        yield _row(carry, where, line_no + 1)
+        yield _row(loads_limited, carry, where, line_no + 1)
 
 
-def _row(line: bytes, where: str, line_no: int) -> dict[str, Any]:
+def _row(loads: Callable[..., Any], line: bytes, where: str, line_no: int) -> dict[str, Any]:
     try:
-        row = loads_limited(line, where=f"{where}:{line_no}")
+        row = loads(line, where=f"{where}:{line_no}")
     except ValueError as exc:
         if isinstance(exc, RowError):
             raise
