@@ -4,10 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs
+TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: demo test lint rust-check pytest docs wheel-smoke bench build clean
+.PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean
 
 # A virtualenv with the package (release build of the Rust core) and the dev tools.
 $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
@@ -55,6 +55,15 @@ pytest: $(BIN)/.test-ready
 docs: $(BIN)/.test-ready
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# The platform tests again on PostgreSQL: a throwaway cluster (Debian's postgresql, installed
+# when missing) in a temp dir on a free loopback port, stopped at the end even on failure.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql)
+
+pytest-postgres: $(BIN)/.test-ready postgres
+	tools/pg_cluster.sh run -- $(BIN)/python -m pytest tests/test_platform_*.py
+
 # The wheel as a user gets it: built by maturin, installed with plain pip into a clean venv.
 wheel-smoke: build
 	rm -rf dist $(SMOKE)
@@ -64,7 +73,7 @@ wheel-smoke: build
 	cd / && WHILEAI_REQUIRE_NATIVE=1 $(abspath $(SMOKE))/bin/python -c \
 	  "import whileai, whileai.simulations; assert whileai.BACKEND == 'rust', whileai.BACKEND; print('wheel ok:', whileai.__version__, whileai.BACKEND)"
 
-test: rust-check lint pytest docs wheel-smoke
+test: rust-check lint pytest pytest-postgres docs wheel-smoke
 
 bench: build
 	$(BIN)/python -m pip install --quiet numpy scipy scikit-learn

@@ -21,7 +21,10 @@ from whileai.commands.manners import Parser, run_command
 __all__ = ["build_parser", "main"]
 
 # Modules under whileai.commands, in the order their commands appear in --help.
-COMMAND_MODULES = ("core", "simulate", "grading", "clean", "export", "traces", "models", "rows")
+COMMAND_MODULES = (
+    "core", "simulate", "grading", "clean", "export", "traces", "models", "rows", "serve",
+    "platform",
+)
 
 
 def build_parser() -> Parser:

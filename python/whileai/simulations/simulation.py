@@ -17,6 +17,7 @@ from typing import Any
 from warnings import warn
 
 from whileai.errors import AgentFailedWarning, ConfigError, SpecError
+from whileai.platform.resolve import resolve_ids
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import (
     RolloutAgent,
@@ -104,7 +105,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
 
 def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
     """A previous run's tasks (its situations) and its k (rollouts per task)."""
-    source = tasks.trajectories if isinstance(tasks, SimulationData) else tasks
+    source = tasks.trajectories if isinstance(tasks, SimulationData) else resolve_ids(tasks)
     rows = load_rows(source)
     by_task: dict[str, list[dict[str, Any]]] = {}
     for i, row in enumerate(rows):

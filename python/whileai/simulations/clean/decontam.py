@@ -239,7 +239,8 @@ def decontaminate(
 
     Args:
         rows: train rows: a list, any iterator, a run, or a JSONL path (streamed in chunks).
-        against: eval rows, JSONL paths, runs, or a prebuilt :class:`EvalIndex`.
+        against: eval rows, JSONL paths, runs, platform dataset ids (``"ds_..."``, pulled), or
+            a prebuilt :class:`EvalIndex`.
         n: n-gram length in words. fields: row keys to check. overlap: share of a text's words
             one eval text must cover (0 = any shared n-gram). embedder / similarity: the
             optional semantic rule. output: write clean rows here as JSONL instead of
@@ -263,7 +264,9 @@ def decontaminate(
                 "pass the same n or rebuild the index"
             )
     else:
-        index = build_eval_index(against, n=n)
+        from whileai.platform.resolve import resolve_ids
+
+        index = build_eval_index(resolve_ids(against), n=n)
     semantic = None if embedder is None else (_semantic_fn(embedder), float(similarity))
     report = _new_report(
         index, fields, n=n, overlap=overlap, similarity=similarity if embedder else None,
