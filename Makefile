@@ -4,10 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,rl,docs
+TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server,hf
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: demo test lint rust-check pytest docs wheel-smoke bench build clean
+.PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean
 
 # A virtualenv with the package (release build of the Rust core) and the dev tools.
 $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
@@ -19,15 +19,22 @@ $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
 # What the tests check against: oracles (statsmodels, scikit-learn, scipy, sympy), OpenTelemetry's
 # SDK, verifiers (the rl extra), and TRL's data utilities, installed without torch (trl --no-deps
 # next to datasets, transformers, jinja2 and tokenizers: the data utilities need no torch).
-# CodeExec's sandbox tests run under bubblewrap (Debian package `bubblewrap`); installed when
-# missing and apt-get is there as root, otherwise they run on `unshare` or skip with the reason.
+# CodeExec's sandbox tests run under bubblewrap (Debian package `bubblewrap`); the pages are
+# checked in a real headless Chromium (Debian's `chromium` and `chromium-driver`, driven by
+# Selenium). Both are installed when missing and apt-get is there as root; otherwise the sandbox
+# tests use `unshare` or skip, and the browser tests skip, each saying why.
 $(BIN)/.test-ready: $(BIN)/.ready
 	command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 	  && apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } \
 	  || echo "note: bubblewrap not installed; CodeExec tests use unshare or skip"
+	{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+	  || echo "note: chromium not installed; the browser tests skip"
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras $(TEST_EXTRAS)
 	$(BIN)/python -m pip install --quiet "datasets>=4.7" transformers jinja2 tokenizers
 	$(BIN)/python -m pip install --quiet --no-deps trl
+	$(BIN)/python -m pip install --quiet selenium
 	touch $@
 
 build: $(BIN)/.ready
@@ -55,6 +62,15 @@ pytest: $(BIN)/.test-ready
 docs: $(BIN)/.test-ready
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# The platform tests again on PostgreSQL: a throwaway cluster (Debian's postgresql, installed
+# when missing) in a temp dir on a free loopback port, stopped at the end even on failure.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql)
+
+pytest-postgres: $(BIN)/.test-ready postgres
+	tools/pg_cluster.sh run -- $(BIN)/python -m pytest tests/test_platform_*.py
+
 # The wheel as a user gets it: built by maturin, installed with plain pip into a clean venv.
 wheel-smoke: build
 	rm -rf dist $(SMOKE)
@@ -64,7 +80,7 @@ wheel-smoke: build
 	cd / && WHILEAI_REQUIRE_NATIVE=1 $(abspath $(SMOKE))/bin/python -c \
 	  "import whileai, whileai.simulations; assert whileai.BACKEND == 'rust', whileai.BACKEND; print('wheel ok:', whileai.__version__, whileai.BACKEND)"
 
-test: rust-check lint pytest docs wheel-smoke
+test: rust-check lint pytest pytest-postgres docs wheel-smoke
 
 bench: build
 	$(BIN)/python -m pip install --quiet numpy scipy scikit-learn

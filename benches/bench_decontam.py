@@ -8,12 +8,24 @@ Prints ``name,size,python_s,rust_s,speedup,rust_words_per_s,note``. Train rows a
 units, so the pure time is measured on the first ``--pure-sample`` fraction of the rows (checked
 equal to the native result for them) and scaled linearly; the note says so. Target: speedup >= 40.
 
+A second line, ``decontaminate``, times the public call end to end on 20,000 train rows against
+2,000 eval rows (``--quick``: 2,000 x 200), the same kind of texts: native in this process, pure
+in full in a child process with ``WHILEAI_PURE=1``; the two reports and kept rows must hash the
+same. Target: speedup >= 100.
+
     .venv/bin/python benches/bench_decontam.py [--quick] [--pure-sample 0.2] [--repeats 3]
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import random
+import subprocess
+import sys
+import time
+from typing import Any
 
 from _bench import agree, backends, best_of, header, line, make_texts, parser
 
@@ -36,10 +48,55 @@ def make_sets(n_train: int, n_eval: int, seed: int = 0) -> tuple[list[str], list
     return train, evals
 
 
+def e2e_rows(quick: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Train and eval rows of the end-to-end line (task ids never shared)."""
+    train, evals = make_sets(*((2000, 200) if quick else (20000, 2000)), seed=3)
+    return (
+        [{"prompt": t, "task_id": f"t{i}"} for i, t in enumerate(train)],
+        [{"prompt": t, "task_id": f"e{i}"} for i, t in enumerate(evals)],
+    )
+
+
+def run_e2e(quick: bool) -> tuple[float, str, dict[str, Any]]:
+    """Time ``decontaminate`` once on this process's backend: (seconds, digest, report)."""
+    import whileai.simulations as zps
+
+    rows, evals = e2e_rows(quick)
+    start = time.perf_counter()
+    clean, report = zps.decontaminate(rows, against=evals)
+    seconds = time.perf_counter() - start
+    blob = json.dumps([clean, report], sort_keys=True).encode()
+    return seconds, hashlib.sha256(blob).hexdigest(), report
+
+
+def e2e_line(args: Any) -> None:
+    if args.e2e_child:
+        seconds, digest, _ = run_e2e(args.quick)
+        print(json.dumps({"seconds": seconds, "digest": digest}))
+        return
+    native_s, digest, report = min(run_e2e(args.quick) for _ in range(max(1, args.repeats)))
+    child = [sys.executable, __file__, "--e2e-child", *(["--quick"] if args.quick else [])]
+    env = {**os.environ, "WHILEAI_PURE": "1"}
+    out = subprocess.run(child, env=env, capture_output=True, text=True, check=True).stdout
+    pure = json.loads(out.strip().splitlines()[-1])
+    if pure["digest"] != digest:
+        sys.exit("backends disagree on decontaminate: the bench is void")
+    size = "2000x200" if args.quick else "20000x2000"
+    note = f"end to end; {report['dropped']} dropped; report sha256 {digest[:12]}"
+    line("decontaminate", size, pure["seconds"], native_s, [None], note)
+
+
 def main() -> None:
     p = parser(__doc__)
     p.add_argument("--pure-sample", type=float, default=0.2)
+    p.add_argument("--e2e-child", action="store_true", help=argparse_hidden())
+    p.add_argument("--only-e2e", action="store_true", help="print the end-to-end line only")
     args = p.parse_args()
+    if args.e2e_child or args.only_e2e:
+        if args.only_e2e:
+            header(["rust_words_per_s"])
+        e2e_line(args)
+        return
     pure, native = backends()
     n_train, n_eval = (5000, 500) if args.quick else (50000, 5000)
     train, evals = make_sets(n_train, n_eval)
@@ -55,6 +112,13 @@ def main() -> None:
     note += f"; {words} words; {hits} rows share an {N}-gram"
     # The words/s column is an absolute figure, not a ratio (line() divides by rust_s).
     line("decontam_scan", f"{n_train}x{n_eval}", py_s * n_train / sample, rust_s, [words], note)
+    e2e_line(args)
+
+
+def argparse_hidden() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -61,3 +63,16 @@ def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf_home" / "datasets"))
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def platform_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One ``whileai serve`` subprocess shared by the platform tests (skips without the extra)."""
+    from platform_server import require_server_extra, start_server
+
+    require_server_extra()
+    server = start_server(tmp_path_factory.mktemp("platform"))
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -9,10 +9,13 @@ import pytest
 
 MODULES = [
     "whileai._pure.ngram",
+    "whileai._pure.normalize",
     "whileai._pure.scan",
+    "whileai._pure.tokenize",
     *(f"whileai.simulations.clean.{name}" for name in (
-        "decontam", "decontam_index", "leakage", "hack_features", "hack_matrix", "hack_pools",
-        "hack_scan", "hack_report", "style", "trace_flags", "grounding", "leak", "markers",
+        "decontam", "decontam_index", "decontam_stream", "leakage", "hack_features",
+        "hack_matrix", "hack_pools", "hack_scan", "hack_report", "style", "trace_flags",
+        "grounding", "leak", "markers",
     )),
     *(f"whileai.simulations.select.{name}" for name in ("hygiene", "optimize", "pairs", "gate")),
     "whileai.simulations.measure.holdout",

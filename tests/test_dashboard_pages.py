@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 import requests
-from platform_server import require_server_extra
 
 import whileai.simulations as zps
+from platform_server import require_server_extra
 
 require_server_extra()
 webdriver = pytest.importorskip("selenium.webdriver")

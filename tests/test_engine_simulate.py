@@ -331,9 +331,9 @@ def test_progress_line_on_a_tty_only() -> None:
 
 
 def test_the_embedder_knob_accepts_the_hash_family_only() -> None:
-    data = zps.simulate(echo, tools=TOOLS, budget=3, advanced={"embedder": "hash-v1:64"},
+    data = zps.simulate(echo, tools=TOOLS, budget=3, advanced={"embedder": "hash-v2:64"},
                         **QUIET)
-    assert data.search["embedder"] == "hash-v1:64"
+    assert data.search["embedder"] == "hash-v2:64"
     with pytest.raises(ConfigError, match="integer counts"):
         zps.simulate(echo, tools=TOOLS, budget=3,
                      advanced={"embedder": lambda texts: [[1.0] for _ in texts]}, **QUIET)

@@ -1,4 +1,4 @@
-"""The hash embedder kernel (`hash-v1`) on both backends: golden vectors and its definition."""
+"""The hash embedder kernel (`hash-v2`) on both backends: golden vectors and its definition."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ GOLDEN = json.loads((Path(__file__).parent / "golden/embed.json").read_text("utf
 
 
 def test_golden_embeddings(backend: ModuleType) -> None:
-    assert GOLDEN["name"] == "hash-v1"
+    assert GOLDEN["name"] == "hash-v2"
     for case in GOLDEN["cases"]:
         texts = case.get("texts", GOLDEN["texts"])
         counts = backend.embed_counts(texts, case["dim"])

@@ -41,10 +41,22 @@ def test_hash_embedder_name_records_version_and_dim() -> None:
     embedder = resolve_embedder("hash")
     assert isinstance(embedder, HashEmbedder)
     assert embedder.dim == 256
-    assert embedder.name == "hash-v1:256"
-    assert resolve_embedder("hash-v1", dim=64).name == "hash-v1:64"
+    assert embedder.name == "hash-v2:256"
+    assert resolve_embedder("hash-v2", dim=64).name == "hash-v2:64"
     # A stored name resolves back to the embedder that made the vectors.
     assert resolve_embedder(resolve_embedder("hash", dim=37).name) == HashEmbedder(dim=37)
+
+
+def test_one_version_name_for_the_embedder_and_both_kernels() -> None:
+    from whileai.simulations.clean.leakage import leakage_report
+    from whileai.simulations.models.embedders import HASH_VERSION
+
+    pure = importlib.import_module("whileai._pure.embed")
+    assert HASH_VERSION == "hash-v2" == pure.EMBEDDER_NAME
+    if _backend.BACKEND == "rust":
+        assert importlib.import_module("whileai._native").EMBEDDER_NAME == HASH_VERSION
+    report = leakage_report([{"prompt": "a b c"}], [{"prompt": "x y z"}])
+    assert report["embedder"] == HASH_VERSION
 
 
 def test_embed_gives_flat_data_shape_and_rows() -> None:
@@ -77,7 +89,9 @@ def test_embedders_are_frozen() -> None:
         embedder.dim = 9  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("spec", ["bert", "hash-v2", "hash-v1:0", "hash-v1:x", 3, None])
+@pytest.mark.parametrize(
+    "spec", ["bert", "hash-v1", "hash-v1:64", "hash-v2:0", "hash-v2:x", 3, None]
+)
 def test_unknown_spec_lists_the_accepted_ones(spec: object) -> None:
     with pytest.raises(ConfigError) as info:
         resolve_embedder(spec)

@@ -15,7 +15,10 @@ SETTINGS = settings(
     deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 # A small vocabulary so that eval and train texts share n-grams often.
-words = st.sampled_from(["order", "where", "is", "my", "4412", "注", "文", "Σίσυφος", "due", "A"])
+words = st.sampled_from(
+    ["order", "where", "is", "my", "4412", "注", "文", "Σίσυφος", "due", "A",
+     "\u043erder", "wh\u200bere", "\uff4dy", "d\u00adue", "Σι\u0301συφος"]
+)
 seps = st.sampled_from([" ", ", ", "\n", "!", ""])
 texts = st.lists(st.tuples(words, seps), max_size=14).map(lambda ws: "".join(a + b for a, b in ws))
 any_texts = st.lists(st.one_of(texts, st.text(max_size=20)), max_size=8)
@@ -38,6 +41,7 @@ def test_index_scans_and_bytes_match(
     assert (a.n, a.size, len(a), repr(a)) == (b.n, b.size, len(b), repr(b))
     assert a.scan(train) == b.scan(train)
     assert a.exact(train) == b.exact(train)
+    assert a.check(train) == b.check(train) == (b.exact(train), *b.scan(train))
     assert a.to_bytes() == b.to_bytes()
     # A state written by one backend loads in the other.
     assert native.NgramIndex.from_bytes(b.to_bytes()).scan(train) == b.scan(train)
@@ -114,4 +118,10 @@ def test_golden_vectors(backend: ModuleType) -> None:
         )
         assert shared == case["shared"]
         assert list(index.exact(case["probes"])) == case["exact"]
+        exact, *scan = index.check(case["probes"])
+        assert (list(exact), [list(x) for x in scan[:3]], scan[3]) == (
+            case["exact"],
+            [case["best"], case["covered"], case["total"]],
+            case["shared"],
+        )
         assert index.to_bytes().hex() == case["state_hex"]

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 import requests
-from platform_server import require_server_extra
 
 import whileai.simulations as zps
+from platform_server import require_server_extra
 from whileai.cli import main
 
 require_server_extra()

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import requests
-from platform_server import require_server_extra
-from whileai.platform.errors import NotFoundError
 
 import whileai.simulations as zps
+from platform_server import require_server_extra
 from whileai.platform import traces as wt
+from whileai.platform.errors import NotFoundError
 
 require_server_extra()
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
@@ -91,7 +91,7 @@ def test_the_sdk_exporter_delivers_rows_equal_to_rows_from_otel(platform_server:
         assert found["genai"]
         assert found["row"] == local[trace_id]
         assert found["row"]["scenario_id"] in ("s0", "s1", "s2")
-    listed = wt.traces(agent="support-bot")
+    listed = wt.list_traces(agent="support-bot")
     assert listed["genai"] == 6
     assert {t["traceId"] for t in listed["traces"]} == set(ids)
     assert "support-bot" in [a["agent"] for a in zps.agents()]
@@ -130,10 +130,10 @@ def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) 
     assert first.json()["partialSuccess"]["rejectedSpans"] == "1"
     again = _export(url, key, body, "application/json")  # a re-sent batch stores nothing twice
     assert again.status_code == 200
-    listed = wt.traces(agent="json-bot")
+    listed = wt.list_traces(agent="json-bot")
     assert listed["genai"] == 1
     assert listed["traces"][0]["spans"] == 1
-    everything = wt.traces()
+    everything = wt.list_traces()
     assert everything["raw"] >= 1
     for payload, ctype, reason in ((b"{not json", "application/json", "not JSON"),
                                    (b"\x0a\xff\xff", "application/x-protobuf", "protobuf"),
@@ -142,7 +142,7 @@ def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) 
         assert refused.status_code == 400
         assert reason in refused.json()["message"]
     assert _export(url, "wrong-key", body, "application/json").status_code == 401
-    assert wt.traces(agent="json-bot")["traces"][0]["spans"] == 1  # still one span stored
+    assert wt.list_traces(agent="json-bot")["traces"][0]["spans"] == 1  # still one span stored
 
 
 def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str) -> None:
@@ -247,6 +247,6 @@ def test_oversized_and_inflating_bodies_get_413(tmp_path: Path) -> None:
         refused = _export(small.url, key, bomb, "application/json", "gzip")
         assert refused.status_code == 413
         assert "inflates past 4000 bytes" in refused.json()["message"]
-        assert wt.traces(api_key=key, base_url=small.url)["total"] == 0
+        assert wt.list_traces(api_key=key, base_url=small.url)["total"] == 0
     finally:
         small.stop()

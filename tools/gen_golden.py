@@ -49,6 +49,12 @@ TEXTS = [
     "ᏣᎳᎩ ꭰ 𐐀𐐨 Ⓐⓑ",
     "𠀀𠀁 ideographs beyond the BMP",
     "the the the the the",
+    # Evasions the normaliser and the confusable fold undo (docs/kernels.md, "Tokens").
+    "con\u00adtami\u200bnation zero\u200dwidth \ufeffbom va\ufe0friation",
+    "cafe\u0301 \uff26\uff55\uff4c\uff4c\uff57\uff49\uff44\uff54\uff48 \ufb01ne \u2460 x\u00b2",
+    "d\u043eg \u0421\u041e\u0420Y \u039d\u039fTE \u03bdote \u0441\u043e\u0440 "
+    "\u043f\u0440\u0438\u0432\u0435\u0442",
+    "\u1100\u1161\u11a8 a\u0323\u0302 a\u0302\u0323 \u0b47\u0b3e",
 ]
 
 SEEDS = [0, 1, 42, -1, -(2**63), 2**63, 2**64 - 1, 2**64, 2**70 + 12345, -(2**100) + 7]

@@ -106,6 +106,10 @@ PROBES = [
     "nothing shared here at all",
     "RESET my password please the link expired!",
     "",
+    # Evasions: zero-width space, soft hyphen, full-width letters, Cyrillic "о", NFD accents.
+    "hi, where is my ord\u200ber 4412? it was d\u043ee",
+    "\uff52\uff45\uff53\uff45\uff54 my pass\u00adword please, the link expired",
+    "\u039f\u0394\u039f\u03a3 \u03a3\u03b9\u0301\u03c3\u03c5\u03c6\u03bf\u03c2 went up",
 ]
 
 

@@ -1,7 +1,9 @@
 """Generate the tokenizer's Unicode tables for both backends from one Unicode database.
 
-The tables are committed, so a Python or Rust upgrade never changes a token. Re-run only to move
-to a newer Unicode version (then update the golden vectors):
+The tables are committed, so a Python or Rust upgrade never changes a token: the NFKC data
+(decompositions, canonical combining classes, compositions) comes from this generator's
+``unicodedata`` too, and neither runtime's own normaliser is used. Re-run only to move to a
+newer Unicode version (then update the golden vectors and bump the embedder version):
 
     python tools/gen_unicode_data.py
 """
@@ -9,7 +11,9 @@ to a newer Unicode version (then update the golden vectors):
 from __future__ import annotations
 
 import sys
+import textwrap
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +43,45 @@ UNSPACED_BLOCKS = [
     (0x20000, 0x323AF),  # CJK extensions B and later
 ]
 
+# Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 14.0; `unicodedata` does not
+# expose it): soft hyphen, combining grapheme joiner, Hangul fillers, zero-width space and
+# joiners, bidi and other format controls, variation selectors, tags, and reserved ranges.
+DEFAULT_IGNORABLE = [
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+]  # fmt: skip
+
+# Confusable letters: Cyrillic and Greek letters drawn like a Latin letter in common fonts, and
+# that Latin letter (in the same case; the fold lowercases after). A token is folded only when
+# every code point in it is Latin, a mark, a number or one of these (docs/kernels.md, "Tokens").
+CONFUSABLE = {
+    # Cyrillic capitals and small letters
+    0x0405: "S", 0x0406: "I", 0x0408: "J", 0x0410: "A", 0x0412: "B", 0x0415: "E", 0x041A: "K",
+    0x041C: "M", 0x041D: "H", 0x041E: "O", 0x0420: "P", 0x0421: "C", 0x0422: "T", 0x0425: "X",
+    0x0474: "V", 0x04AE: "Y", 0x04C0: "I", 0x051A: "Q", 0x051C: "W",
+    0x0430: "a", 0x0435: "e", 0x043E: "o", 0x0440: "p", 0x0441: "c", 0x0443: "y", 0x0445: "x",
+    0x0455: "s", 0x0456: "i", 0x0458: "j", 0x0475: "v", 0x04AF: "y", 0x04BB: "h", 0x04CF: "l",
+    0x0501: "d", 0x051B: "q", 0x051D: "w",
+    # Greek capitals and small letters
+    0x037F: "J", 0x0391: "A", 0x0392: "B", 0x0395: "E", 0x0396: "Z", 0x0397: "H", 0x0399: "I",
+    0x039A: "K", 0x039C: "M", 0x039D: "N", 0x039F: "O", 0x03A1: "P", 0x03A4: "T", 0x03A5: "Y",
+    0x03A7: "X", 0x03F9: "C",
+    0x03B1: "a", 0x03B3: "y", 0x03B9: "i", 0x03BA: "k", 0x03BD: "v", 0x03BF: "o", 0x03C1: "p",
+    0x03C5: "u", 0x03C7: "x", 0x03F2: "c", 0x03F3: "j",
+}  # fmt: skip
+
 WORD, DIGIT, UNSPACED = 1, 2, 3
+# Hangul syllables compose and decompose by arithmetic (both runtimes implement it).
+HANGUL_V = (0x1161, 0x1175)
+HANGUL_T = (0x11A8, 0x11C2)
+HANGUL_SYLLABLES = (0xAC00, 0xD7A3)
+
+
+def scalars() -> Iterable[int]:
+    return (cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF)
 
 
 def classify(cp: int) -> int:
@@ -64,37 +106,192 @@ def ranges() -> list[tuple[int, int, int]]:
     return out
 
 
+def spans(pred: Callable[[int], bool]) -> list[tuple[int, int]]:
+    """The (first, last) ranges of scalar values where ``pred`` holds."""
+    out: list[tuple[int, int]] = []
+    for cp in scalars():
+        if pred(cp):
+            if out and out[-1][1] == cp - 1:
+                out[-1] = (out[-1][0], cp)
+            else:
+                out.append((cp, cp))
+    return out
+
+
 def lowercase() -> list[tuple[int, int]]:
     pairs = []
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
+    for cp in scalars():
         lower = chr(cp).lower()
         if len(lower) == 1 and ord(lower) != cp:
             pairs.append((cp, ord(lower)))
     return pairs
 
 
+def is_ignorable(cp: int) -> bool:
+    return any(lo <= cp <= hi for lo, hi in DEFAULT_IGNORABLE)
+
+
+def decompositions() -> tuple[list[tuple[int, int, int]], list[int]]:
+    """Full NFKD of every code point it changes (Hangul syllables excepted), ignorables dropped."""
+    index, data = [], []
+    for cp in scalars():
+        if HANGUL_SYLLABLES[0] <= cp <= HANGUL_SYLLABLES[1] or is_ignorable(cp):
+            continue
+        nfkd = [ord(c) for c in unicodedata.normalize("NFKD", chr(cp))]
+        if nfkd != [cp]:
+            kept = [c for c in nfkd if not is_ignorable(c)]
+            index.append((cp, len(data), len(kept)))
+            data.extend(kept)
+    return index, data
+
+
+def compositions() -> list[tuple[int, int, int]]:
+    """(first, second, composite) for every primary composite (Hangul syllables excepted)."""
+    out = []
+    for cp in scalars():
+        mapping = unicodedata.decomposition(chr(cp))
+        if not mapping or mapping.startswith("<"):
+            continue
+        parts = [int(x, 16) for x in mapping.split()]
+        if len(parts) == 2 and unicodedata.normalize("NFC", chr(cp)) == chr(cp):
+            out.append((parts[0], parts[1], cp))
+    return sorted(out)
+
+
+def combining_classes() -> list[tuple[int, int, int]]:
+    out: list[tuple[int, int, int]] = []
+    for cp in scalars():
+        ccc = unicodedata.combining(chr(cp))
+        if not ccc:
+            continue
+        if out and out[-1][1] == cp - 1 and out[-1][2] == ccc:
+            out[-1] = (out[-1][0], cp, ccc)
+        else:
+            out.append((cp, cp, ccc))
+    return out
+
+
+def unstable(composes_second: set[int]) -> Callable[[int], bool]:
+    """Code points that can change a text under the normaliser (everything else leaves it be)."""
+
+    def pred(cp: int) -> bool:
+        c = chr(cp)
+        return (
+            is_ignorable(cp)
+            or unicodedata.combining(c) != 0
+            or unicodedata.normalize("NFKC", c) != c
+            or cp in composes_second
+            or HANGUL_V[0] <= cp <= HANGUL_V[1]
+            or HANGUL_T[0] <= cp <= HANGUL_T[1]
+        )
+
+    return pred
+
+
+def fold_ok(cp: int) -> bool:
+    """Code points a folded token may hold: Latin letters, marks, numbers, confusables."""
+    c = chr(cp)
+    category = unicodedata.category(c)
+    if cp in CONFUSABLE or category[0] in "MN":
+        return True
+    return category[0] == "L" and unicodedata.name(c, "").startswith("LATIN ")
+
+
+def packed(items: Sequence[str], per_line: int, indent: str = "    ") -> list[str]:
+    return [
+        indent + " ".join(items[i : i + per_line]).rstrip()
+        for i in range(0, len(items), per_line)
+    ]
+
+
 def main() -> None:
+    version = unicodedata.unidata_version
+    if version != "14.0.0":
+        warning = f"warning: DEFAULT_IGNORABLE is Unicode 14.0's; check it for {version}"
+        print(warning, file=sys.stderr)
     table = ranges()
     lower = lowercase()
-    version = unicodedata.unidata_version
+    decomp, decomp_data = decompositions()
+    compose = compositions()
+    ccc = combining_classes()
+    unsafe = spans(unstable({b for _, b, _ in compose}))
+    confusable = sorted((cp, ord(latin.lower())) for cp, latin in CONFUSABLE.items())
+    assert all(cp < 0x800 for cp, _ in confusable), "the Rust dense table covers < U+0800 only"
+    assert max(n for _, _, n in decomp) < 32
+    fold = spans(fold_ok)
+    tables: list[tuple[str, str, str, str, list[str], int]] = [
+        # name, Python type, Rust type, comment, items, items per line
+        ("RANGES", "tuple[tuple[int, int, int], ...]", "&[(u32, u32, u8)]",
+         "(first, last, class) code point ranges, sorted; everything else separates tokens.",
+         [f"({lo:#x}, {hi:#x}, {cls})," for lo, hi, cls in table], 1),
+        ("LOWER", "tuple[tuple[int, int], ...]", "&[(u32, u32)]",
+         "(code point, lowercase code point), sorted: the simple one-to-one mappings.",
+         [f"({a:#x}, {b:#x})," for a, b in lower], 1),
+        ("IGNORABLE", "tuple[tuple[int, int], ...]", "&[(u32, u32)]",
+         "(first, last) ranges of default-ignorable code points, removed before NFKC.",
+         [f"({a:#x}, {b:#x})," for a, b in DEFAULT_IGNORABLE], 4),
+        ("UNSTABLE", "tuple[tuple[int, int], ...]", "&[(u32, u32)]",
+         "(first, last) ranges of code points that may change a text under the normaliser:\n"
+         "ignorables, nonzero combining class, NFKC-changed, second half of a composition.",
+         [f"({a:#x}, {b:#x})," for a, b in unsafe], 4),
+        ("CCC", "tuple[tuple[int, int, int], ...]", "&[(u32, u32, u8)]",
+         "(first, last, canonical combining class) ranges, sorted; 0 elsewhere.",
+         [f"({a:#x}, {b:#x}, {c})," for a, b, c in ccc], 4),
+        ("DECOMP", "tuple[tuple[int, int, int], ...]", "&[(u32, u16, u8)]",
+         "(code point, start, length) of its full NFKD in DECOMP_DATA (ignorables dropped),\n"
+         "sorted; Hangul syllables decompose by arithmetic.",
+         [f"({a:#x}, {b}, {c})," for a, b, c in decomp], 5),
+        ("DECOMP_DATA", "tuple[int, ...]", "&[u32]", "The decompositions, back to back.",
+         [f"{c:#x}," for c in decomp_data], 10),
+        ("COMPOSE", "tuple[tuple[int, int, int], ...]", "&[(u32, u32, u32)]",
+         "(first, second, primary composite), sorted; Hangul syllables compose by arithmetic.",
+         [f"({a:#x}, {b:#x}, {c:#x})," for a, b, c in compose], 3),
+        ("CONFUSABLE", "tuple[tuple[int, int], ...]", "&[(u32, u32)]",
+         "(Cyrillic or Greek letter, lowercase Latin letter drawn alike), sorted.",
+         [f"({a:#x}, {b:#x})," for a, b in confusable], 5),
+        ("FOLD_OK", "tuple[tuple[int, int], ...]", "&[(u32, u32)]",
+         "(first, last) ranges a folded token may hold: Latin, marks, numbers, confusables.",
+         [f"({a:#x}, {b:#x})," for a, b in fold], 4),
+    ]  # fmt: skip
+    # Python: each table is one string of hex fields ("," inside an entry, " " between
+    # entries), parsed once at import: compiling a literal of ~25,000 ints took ~0.1 s in every
+    # process that has no bytecode cache.
+    py_tables: list[tuple[str, str, Sequence[Sequence[int]]]] = [
+        ("RANGES", "(first, last, class) code point ranges, sorted; the rest separates tokens.",
+         table),
+        ("LOWER", "(code point, lowercase code point), sorted: the one-to-one mappings.", lower),
+        ("IGNORABLE", "(first, last) ranges of default-ignorable code points, removed first.",
+         DEFAULT_IGNORABLE),
+        ("UNSTABLE", "(first, last) ranges of code points that may change a text under the\n"
+         "normaliser: ignorables, nonzero combining class, NFKC-changed, second of a pair.",
+         unsafe),
+        ("CCC", "(first, last, canonical combining class) ranges, sorted; 0 elsewhere.", ccc),
+        ("DECOMP", "(code point, *its full NFKD), sorted, ignorables dropped; Hangul syllables\n"
+         "decompose by arithmetic.",
+         [(cp, *decomp_data[start : start + n]) for cp, start, n in decomp]),
+        ("COMPOSE", "(first, second, primary composite), sorted; Hangul by arithmetic.", compose),
+        ("CONFUSABLE", "(Cyrillic or Greek letter, lowercase Latin letter drawn alike), sorted.",
+         confusable),
+        ("FOLD_OK", "(first, last) ranges a folded token may hold: Latin, marks, numbers,\n"
+         "confusables.", fold),
+    ]  # fmt: skip
     py = [
         f'"""Generated by tools/gen_unicode_data.py from Unicode {version}: do not edit."""',
         "",
         f'UNICODE_VERSION = "{version}"',
         "WORD, DIGIT, UNSPACED = 1, 2, 3",
-        "# (first, last, class) code point ranges, sorted; everything else separates tokens.",
-        "RANGES: tuple[tuple[int, int, int], ...] = (",
-        *(f"    ({lo:#x}, {hi:#x}, {cls})," for lo, hi, cls in table),
-        ")",
-        "# (code point, lowercase code point), sorted: the simple one-to-one mappings.",
-        "LOWER: tuple[tuple[int, int], ...] = (",
-        *(f"    ({a:#x}, {b:#x})," for a, b in lower),
-        ")",
+        "",
+        "",
+        "def _rows(table: str) -> tuple[tuple[int, ...], ...]:",
+        '    return tuple(tuple(int(x, 16) for x in e.split(",")) for e in table.split())',
         "",
     ]
-    PY_OUT.write_text("\n".join(py), encoding="utf-8")
+    for name, comment, rows in py_tables:
+        encoded = " ".join(",".join(f"{x:x}" for x in row) for row in rows)
+        chunks = textwrap.wrap(encoded, 90, break_on_hyphens=False)
+        py += ["", *(f"# {c}" for c in comment.split("\n"))]
+        py += [f"{name}: tuple[tuple[int, ...], ...] = _rows("]
+        py += [*(f'    "{c} "' for c in chunks), ")"]
     rs = [
         f"//! @generated by tools/gen_unicode_data.py from Unicode {version}: do not edit.",
         "",
@@ -102,20 +299,19 @@ def main() -> None:
         "pub const WORD: u8 = 1;",
         "pub const DIGIT: u8 = 2;",
         "pub const UNSPACED: u8 = 3;",
-        "",
-        "/// (first, last, class) code point ranges, sorted; everything else separates tokens.",
-        "pub static RANGES: &[(u32, u32, u8)] = &[",
-        *(f"    ({lo:#x}, {hi:#x}, {cls})," for lo, hi, cls in table),
-        "];",
-        "",
-        "/// (code point, lowercase code point), sorted: the simple one-to-one mappings.",
-        "pub static LOWER: &[(u32, u32)] = &[",
-        *(f"    ({a:#x}, {b:#x})," for a, b in lower),
-        "];",
-        "",
     ]
-    RS_OUT.write_text("\n".join(rs), encoding="utf-8")
-    summary = f"Unicode {version}: {len(table)} ranges, {len(lower)} lowercase mappings"
+    for name, _, rs_type, comment, items, per_line in tables:
+        rs += ["", *(f"/// {c}" for c in comment.split("\n")), "#[rustfmt::skip]"]
+        rs += [f"pub static {name}: {rs_type} = &["]
+        rs += [*packed(items, per_line), "];"]
+    PY_OUT.write_text("\n".join([*py, ""]), encoding="utf-8")
+    RS_OUT.write_text("\n".join([*rs, ""]), encoding="utf-8")
+    summary = (
+        f"Unicode {version}: {len(table)} ranges, {len(lower)} lowercase mappings, "
+        f"{len(decomp)} decompositions ({len(decomp_data)} code points), {len(compose)} "
+        f"compositions, {len(ccc)} combining-class ranges, {len(unsafe)} unstable ranges, "
+        f"{len(confusable)} confusables, {len(fold)} fold ranges"
+    )
     print(summary, file=sys.stderr)
 
 

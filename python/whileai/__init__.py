@@ -7,6 +7,8 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from whileai._backend import BACKEND
 from whileai._version import __version__
 from whileai.context import configure, context
@@ -40,6 +42,20 @@ __all__ = [
     "SpecError",
     "WhileaiError",
     "__version__",
+    "account",
     "configure",
     "context",
+    "issue_delegated_credential",
+    "refresh_delegated_credential",
 ]
+
+# The platform client loads on first use, so `import whileai` does not import requests.
+_PLATFORM = ("account", "issue_delegated_credential", "refresh_delegated_credential")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PLATFORM:
+        import importlib
+
+        return getattr(importlib.import_module("whileai.platform.account"), name)
+    raise AttributeError(f"module 'whileai' has no attribute {name!r}")

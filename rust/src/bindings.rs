@@ -652,7 +652,8 @@ impl NgramIndex {
         py: Python<'py>,
         texts: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let texts = texts_arg(texts)?;
+        let texts = checked_texts(texts)?;
+        let texts = text_views(&texts);
         let ids = py.detach(|| self.inner.exact(&texts));
         new_array(py, "q", &ids)
     }
@@ -669,19 +670,37 @@ impl NgramIndex {
         Bound<'py, PyAny>,
         Bound<'py, PyList>,
     )> {
-        let texts = texts_arg(texts)?;
-        let hits = py.detach(|| self.inner.scan(&texts));
-        let best: Vec<i64> = hits.iter().map(|h| h.best).collect();
-        let covered: Vec<i64> = hits.iter().map(|h| h.covered).collect();
-        let total: Vec<i64> = hits.iter().map(|h| h.total).collect();
+        let (_, best, covered, total, shared) = self.check(py, texts)?;
+        Ok((best, covered, total, shared))
+    }
+
+    /// `exact` and `scan` from one tokenisation of each text: (exact, best, covered, total,
+    /// shared), texts split across threads.
+    #[allow(clippy::type_complexity)]
+    fn check<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+    ) -> PyResult<(
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyAny>,
+        Bound<'py, PyList>,
+    )> {
+        let texts = checked_texts(texts)?;
+        let views = text_views(&texts);
+        let checks = py.detach(|| self.inner.check(&views));
+        let column = |f: fn(&crate::ngram::Check) -> i64| checks.iter().map(f).collect::<Vec<_>>();
         let shared = PyList::empty(py);
-        for hit in &hits {
-            shared.append(PyList::new(py, &hit.shared)?)?;
+        for c in &checks {
+            shared.append(PyList::new(py, &c.hit.shared)?)?;
         }
         Ok((
-            new_array(py, "q", &best)?,
-            new_array(py, "q", &covered)?,
-            new_array(py, "q", &total)?,
+            new_array(py, "q", &column(|c| c.exact))?,
+            new_array(py, "q", &column(|c| c.hit.best))?,
+            new_array(py, "q", &column(|c| c.hit.covered))?,
+            new_array(py, "q", &column(|c| c.hit.total))?,
             shared,
         ))
     }

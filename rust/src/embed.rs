@@ -1,4 +1,4 @@
-//! The hash embedder `hash-v1` (docs/kernels.md, "Hash embedder"): unigram and adjacent-bigram
+//! The hash embedder `hash-v2` (docs/kernels.md, "Hash embedder"): unigram and adjacent-bigram
 //! counts hashed into `dim` buckets, then L2-normalised with one `sqrt` and one division per
 //! bucket, exactly as the pure backend does. Rows are independent, so they run in parallel.
 
@@ -9,7 +9,7 @@ use crate::hash::{hash64, pair64};
 use crate::tokenize::{for_each_token_hash, NUM_TOKEN};
 
 /// The versioned name recorded wherever these vectors are stored.
-pub const EMBEDDER_NAME: &str = "hash-v1";
+pub const EMBEDDER_NAME: &str = "hash-v2";
 
 /// Rows per rayon task: enough work per task to hide the scheduling cost.
 const MIN_ROWS_PER_TASK: usize = 64;

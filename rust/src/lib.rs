@@ -5,6 +5,7 @@ pub mod embed;
 pub mod error;
 pub mod hash;
 pub mod ngram;
+pub mod normalize;
 pub mod rng;
 pub mod scan;
 pub mod select;

@@ -3,7 +3,8 @@
 //! Token hashes are `hash64` of the shared tokenizer's tokens; an n-gram's hash folds them left
 //! to right with `pair64`. Postings map each n-gram hash to the ascending ids of the eval texts
 //! holding it; `exact` maps the hash of a text's normalised form (tokens joined by one space) to
-//! the lowest id with that form. Scans are independent per text and run in parallel.
+//! the lowest id with that form. A text is tokenised once for both rules ([`NgramIndex::check`]);
+//! texts are independent and split across threads, results in text order.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -13,7 +14,7 @@ use rayon::prelude::*;
 use crate::error::CoreError;
 use crate::hash::{hash64, pair64};
 use crate::rng::GOLDEN;
-use crate::tokenize::tokenize;
+use crate::tokenize::for_each_raw_token;
 
 const MAGIC: &[u8; 8] = b"WNGRAM01";
 const HEADER_LEN: usize = 48;
@@ -61,9 +62,53 @@ pub fn gram_hashes(hashes: &[u64], n: usize) -> Vec<u64> {
         .collect()
 }
 
-/// The normalised-form hash of a token list: `hash64` of the tokens joined by one space.
-fn normalised_hash(tokens: &[String]) -> u64 {
-    hash64(tokens.join(" ").as_bytes())
+/// A text's tokens, read once for every rule: the normalised form (the lowercase tokens joined
+/// by one space), each token's byte span in it, and each token's `hash64`.
+#[derive(Debug, Default)]
+struct Tokens {
+    joined: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    hashes: Vec<u64>,
+}
+
+impl Tokens {
+    fn read(&mut self, text: &str) {
+        self.joined.clear();
+        self.spans.clear();
+        self.hashes.clear();
+        for_each_raw_token(text, |token, _| {
+            if !self.joined.is_empty() {
+                self.joined.push(b' ');
+            }
+            let start = self.joined.len();
+            token.extend_lower(&mut self.joined);
+            self.spans.push((start, self.joined.len()));
+            self.hashes.push(token.hash());
+        });
+    }
+
+    /// `hash64` of the normalised form (`None` for a text with no tokens).
+    fn normalised_hash(&self) -> Option<u64> {
+        (!self.hashes.is_empty()).then(|| hash64(&self.joined))
+    }
+
+    /// Tokens `range` as strings (whole UTF-8 scalars, so the conversion never replaces).
+    fn strings(&self, range: std::ops::Range<usize>) -> Vec<String> {
+        self.spans[range]
+            .iter()
+            .map(|&(a, b)| String::from_utf8_lossy(&self.joined[a..b]).into_owned())
+            .collect()
+    }
+}
+
+/// Per-thread scratch space of a check: reused from one text to the next.
+#[derive(Debug, Default)]
+struct Scratch {
+    tokens: Tokens,
+    /// The n-gram hashes of the text that pass the filter, with their positions.
+    candidates: Vec<(usize, u64)>,
+    /// Per eval id: (covered tokens, end of the merged windows, first shared position).
+    hits: FastMap<u64, (usize, usize, usize)>,
 }
 
 /// One scanned text: best eval id (-1 for none), covered and total tokens, a shared n-gram.
@@ -75,13 +120,35 @@ pub struct ScanHit {
     pub shared: Vec<String>,
 }
 
+/// One checked text: the lowest eval id with the same normalised form (-1 for none) and its
+/// n-gram scan, both from one tokenisation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub exact: i64,
+    pub hit: ScanHit,
+}
+
 /// Postings from token n-grams to eval-text ids.
 #[derive(Debug, Clone, Default)]
 pub struct NgramIndex {
     n: usize,
     size: usize,
     exact: FastMap<u64, u64>,
-    postings: FastMap<u64, Vec<u64>>,
+    /// N-gram hash -> the range of its eval ids in `ids`.
+    postings: FastMap<u64, (u32, u32)>,
+    ids: Vec<u64>,
+    /// A one-hash Bloom filter of the n-gram hashes (bit `h >> shift`, about 16 bits per
+    /// n-gram): most n-grams of a train text are in no eval text, and this answers them from
+    /// a small table instead of a lookup in the large map.
+    filter: Vec<u64>,
+    shift: u32,
+}
+
+/// Too many postings for the index's 32-bit offsets.
+fn too_large() -> CoreError {
+    CoreError::Value(
+        "the n-gram index would hold more than 2**32 postings; split the eval set".into(),
+    )
 }
 
 impl NgramIndex {
@@ -91,13 +158,10 @@ impl NgramIndex {
         let per_text: Vec<Option<(u64, Vec<u64>)>> = texts
             .par_iter()
             .with_min_len(MIN_TEXTS_PER_TASK)
-            .map(|text| {
-                let tokens = tokenize(text.as_ref(), false);
-                if tokens.is_empty() {
-                    return None;
-                }
-                let hashes: Vec<u64> = tokens.iter().map(|t| hash64(t.as_bytes())).collect();
-                Some((normalised_hash(&tokens), gram_hashes(&hashes, n)))
+            .map_init(Tokens::default, |tokens, text| {
+                tokens.read(text.as_ref());
+                let exact = tokens.normalised_hash()?;
+                Some((exact, gram_hashes(&tokens.hashes, n)))
             })
             .collect();
         let mut index = NgramIndex {
@@ -105,18 +169,57 @@ impl NgramIndex {
             size: texts.len(),
             ..Default::default()
         };
+        let total = per_text.iter().flatten().map(|(_, g)| g.len()).sum();
+        let mut pairs: Vec<(u64, u64)> = Vec::with_capacity(total);
         for (eval_id, item) in per_text.into_iter().enumerate() {
             let Some((exact, grams)) = item else { continue };
             let eval_id = eval_id as u64;
             index.exact.entry(exact).or_insert(eval_id);
-            for h in grams {
-                let ids = index.postings.entry(h).or_default();
-                if ids.last() != Some(&eval_id) {
-                    ids.push(eval_id);
-                }
-            }
+            pairs.extend(grams.into_iter().map(|h| (h, eval_id)));
         }
+        // Sorted by (n-gram, id), duplicates dropped: each n-gram's ids ascending and distinct.
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        index.ids.reserve_exact(pairs.len());
+        index.postings.reserve(pairs.len());
+        let mut start = 0;
+        while start < pairs.len() {
+            let h = pairs[start].0;
+            let mut end = start;
+            while end < pairs.len() && pairs[end].0 == h {
+                index.ids.push(pairs[end].1);
+                end += 1;
+            }
+            let range = (u32::try_from(start), u32::try_from(end));
+            let (Ok(lo), Ok(hi)) = range else {
+                return Err(too_large());
+            };
+            index.postings.insert(h, (lo, hi));
+            start = end;
+        }
+        index.build_filter();
         Ok(index)
+    }
+
+    fn build_filter(&mut self) {
+        // About 4 bits per n-gram, at most 512 KiB: a table that stays in the core's cache
+        // (one cache miss per n-gram otherwise) passes ~15% of absent n-grams to the map.
+        let bits = (self.postings.len() * 4)
+            .clamp(1 << 10, 1 << 22)
+            .next_power_of_two();
+        self.shift = 64 - bits.trailing_zeros();
+        self.filter = vec![0u64; bits / 64];
+        for &h in self.postings.keys() {
+            let bit = h >> self.shift;
+            self.filter[(bit >> 6) as usize] |= 1 << (bit & 63);
+        }
+    }
+
+    /// Whether the n-gram hash `h` may be indexed (no false negatives).
+    #[inline]
+    fn may_hold(&self, h: u64) -> bool {
+        let bit = h >> self.shift;
+        self.filter[(bit >> 6) as usize] >> (bit & 63) & 1 == 1
     }
 
     /// The n-gram length in tokens.
@@ -136,42 +239,58 @@ impl NgramIndex {
 
     /// Per text, the lowest eval id with the same normalised text, else -1.
     pub fn exact<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<i64> {
-        texts
-            .par_iter()
-            .with_min_len(MIN_TEXTS_PER_TASK)
-            .map(|text| {
-                let tokens = tokenize(text.as_ref(), false);
-                if tokens.is_empty() {
-                    return -1;
-                }
-                self.exact
-                    .get(&normalised_hash(&tokens))
-                    .map_or(-1, |&id| id as i64)
-            })
-            .collect()
+        self.check(texts).into_iter().map(|c| c.exact).collect()
     }
 
     /// Scan every text against the index (see [`ScanHit`]).
     pub fn scan<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<ScanHit> {
+        self.check(texts).into_iter().map(|c| c.hit).collect()
+    }
+
+    /// [`NgramIndex::exact`] and [`NgramIndex::scan`] of every text from one tokenisation,
+    /// texts split across threads, results in text order.
+    pub fn check<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<Check> {
         texts
             .par_iter()
             .with_min_len(MIN_TEXTS_PER_TASK)
-            .map(|text| self.scan_one(text.as_ref()))
+            .map_init(Scratch::default, |scratch, text| {
+                self.check_one(text.as_ref(), scratch)
+            })
             .collect()
     }
 
-    fn scan_one(&self, text: &str) -> ScanHit {
+    fn check_one(&self, text: &str, scratch: &mut Scratch) -> Check {
         let n = self.n;
-        let tokens = tokenize(text, false);
-        let total = tokens.len();
-        // Per eval id: (covered tokens, end of the merged windows, first shared position).
-        let mut hits: FastMap<u64, (usize, usize, usize)> = FastMap::default();
-        if total >= n {
-            let hashes: Vec<u64> = tokens.iter().map(|t| hash64(t.as_bytes())).collect();
-            for (pos, h) in gram_hashes(&hashes, n).into_iter().enumerate() {
-                let Some(ids) = self.postings.get(&h) else {
+        let Scratch {
+            tokens,
+            candidates,
+            hits,
+        } = scratch;
+        tokens.read(text);
+        let exact = tokens
+            .normalised_hash()
+            .and_then(|h| self.exact.get(&h))
+            .map_or(-1, |&id| id as i64);
+        let hashes = &tokens.hashes;
+        let total = hashes.len();
+        hits.clear();
+        candidates.clear();
+        if total >= n && !self.postings.is_empty() {
+            // First the filter for every n-gram (independent loads the CPU can overlap), then
+            // the map for the few that pass.
+            for pos in 0..=total - n {
+                let h = hashes[pos + 1..pos + n]
+                    .iter()
+                    .fold(hashes[pos], |h, &t| pair64(h, t));
+                if self.may_hold(h) {
+                    candidates.push((pos, h));
+                }
+            }
+            for &(pos, h) in candidates.iter() {
+                let Some(&(lo, hi)) = self.postings.get(&h) else {
                     continue;
                 };
+                let ids = &self.ids[lo as usize..hi as usize];
                 let stop = pos + n;
                 for &eval_id in ids {
                     let entry = hits.entry(eval_id).or_insert((0, 0, pos));
@@ -187,12 +306,12 @@ impl NgramIndex {
             .iter()
             .map(|(&id, &(covered, _, first))| (covered, std::cmp::Reverse(id), first))
             .max();
-        match best {
+        let hit = match best {
             Some((covered, std::cmp::Reverse(id), first)) => ScanHit {
                 best: id as i64,
                 covered: covered as i64,
                 total: total as i64,
-                shared: tokens[first..first + n].to_vec(),
+                shared: tokens.strings(first..first + n),
             },
             None => ScanHit {
                 best: -1,
@@ -200,7 +319,8 @@ impl NgramIndex {
                 total: total as i64,
                 shared: Vec::new(),
             },
-        }
+        };
+        Check { exact, hit }
     }
 
     /// Serialise (little-endian u64 arrays behind a fixed header; docs/kernels.md).
@@ -209,7 +329,11 @@ impl NgramIndex {
         exact.sort_unstable();
         let mut grams: Vec<u64> = self.postings.keys().copied().collect();
         grams.sort_unstable();
-        let n_ids: usize = self.postings.values().map(Vec::len).sum();
+        let n_ids: usize = self
+            .postings
+            .values()
+            .map(|&(lo, hi)| (hi - lo) as usize)
+            .sum();
         let words = 5 + 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
         let mut out = Vec::with_capacity(8 + 8 * words);
         out.extend_from_slice(MAGIC);
@@ -228,12 +352,19 @@ impl NgramIndex {
         grams.iter().for_each(|&h| put(h));
         let mut offset = 0u64;
         put(0);
-        for h in &grams {
-            offset += self.postings[h].len() as u64;
+        let ranges: Vec<(usize, usize)> = grams
+            .iter()
+            .map(|h| {
+                let (lo, hi) = self.postings[h];
+                (lo as usize, hi as usize)
+            })
+            .collect();
+        for &(lo, hi) in &ranges {
+            offset += (hi - lo) as u64;
             put(offset);
         }
-        for h in &grams {
-            self.postings[h].iter().for_each(|&id| put(id));
+        for &(lo, hi) in &ranges {
+            self.ids[lo..hi].iter().for_each(|&id| put(id));
         }
         out
     }
@@ -281,13 +412,18 @@ impl NgramIndex {
             ..Default::default()
         };
         index.exact = hashes.iter().copied().zip(ids.iter().copied()).collect();
+        if postings.len() > u32::MAX as usize {
+            return Err(too_large());
+        }
         for (k, &h) in grams.iter().enumerate() {
-            let (lo, hi) = (offsets[k] as usize, offsets[k + 1] as usize);
-            if lo > hi || hi > postings.len() {
+            let (lo, hi) = (offsets[k], offsets[k + 1]);
+            if lo > hi || hi > postings.len() as u64 {
                 return Err(corrupt());
             }
-            index.postings.insert(h, postings[lo..hi].to_vec());
+            index.postings.insert(h, (lo as u32, hi as u32));
         }
+        index.ids = postings.to_vec();
+        index.build_filter();
         Ok(index)
     }
 }

@@ -1,13 +1,17 @@
 //! The one tokenisation rule both backends share (docs/kernels.md, "Tokens").
 //!
-//! Lowercase each code point by the generated one-to-one table, then classify the lowered code
-//! point: a token is a maximal run of word code points, or a single code point of an unspaced
-//! script. Everything else only separates tokens. ASCII takes a table-free fast path.
+//! Normalise the text ([`crate::normalize`]: default-ignorables removed, NFKC), lowercase each
+//! code point by the generated one-to-one table, then classify the lowered code point: a token is
+//! a maximal run of word code points, or a single code point of an unspaced script. Everything
+//! else only separates tokens. A token holding a Cyrillic or Greek letter drawn like a Latin one
+//! (`CONFUSABLE`) is folded to Latin when every code point in it is Latin, a mark, a number or
+//! such a letter (`FOLD_OK`). ASCII takes a table-free fast path.
 
 use std::sync::OnceLock;
 
 use crate::hash::{hash64, hash64_ascii_lower};
-use crate::unicode_data::{DIGIT, LOWER, RANGES, UNSPACED, WORD};
+use crate::normalize::{in_ranges, normalize};
+use crate::unicode_data::{CONFUSABLE, DIGIT, FOLD_OK, LOWER, RANGES, UNSPACED, WORD};
 
 /// The token that stands for any all-digit token when `numbers` is on.
 pub const NUM_TOKEN: &str = "<num>";
@@ -57,8 +61,20 @@ pub fn class(cp: u32) -> u8 {
     }
 }
 
-/// Code points below this have their lowercase and class in one dense table.
+/// The lowercase Latin letter a confusable code point folds to (`CONFUSABLE`), if it is one.
+#[inline]
+pub fn confusable(cp: u32) -> Option<u32> {
+    CONFUSABLE
+        .binary_search_by_key(&cp, |&(from, _)| from)
+        .ok()
+        .map(|i| CONFUSABLE[i].1)
+}
+
+/// Code points below this have their lowercase and class in one dense table (every confusable
+/// code point is below it too: the generator checks).
 const SMALL_LIMIT: u32 = 0x800;
+/// Dense table bit: the (raw) code point is confusable.
+const CONF_BIT: u32 = 1 << 26;
 /// Block summary value: the block mixes classes, so search the ranges.
 const MIXED: u8 = 0x7F;
 /// Block summary bit: some code point of the block has a lowercase mapping.
@@ -68,7 +84,7 @@ const HAS_LOWER: u8 = 0x80;
 /// Greek, Cyrillic, Armenian, Hebrew, Arabic) and a summary per 256-code-point block, so most
 /// code points need no binary search. Results are those of [`lower`] and [`class`].
 struct Tables {
-    /// For `cp < SMALL_LIMIT`: `lower(cp) | class(lower(cp)) << 24`.
+    /// For `cp < SMALL_LIMIT`: `lower(cp) | class(lower(cp)) << 24`, plus `CONF_BIT`.
     small: Vec<u32>,
     /// For every block `cp >> 8`: `HAS_LOWER` bit, plus the class shared by the whole block
     /// or `MIXED`.
@@ -80,7 +96,12 @@ impl Tables {
         let small = (0..SMALL_LIMIT)
             .map(|cp| {
                 let lo = lower(cp);
-                lo | (u32::from(class(lo)) << 24)
+                let conf = if confusable(cp).is_some() {
+                    CONF_BIT
+                } else {
+                    0
+                };
+                lo | (u32::from(class(lo)) << 24) | conf
             })
             .collect();
         let mut blocks = vec![0u8; 0x1100];
@@ -99,7 +120,7 @@ impl Tables {
     #[inline]
     fn class_of(&self, cp: u32) -> u8 {
         if cp < SMALL_LIMIT {
-            return (self.small[cp as usize] >> 24) as u8;
+            return ((self.small[cp as usize] >> 24) & 3) as u8;
         }
         match self.blocks.get((cp >> 8) as usize) {
             Some(&b) if b & !HAS_LOWER != MIXED => b & !HAS_LOWER,
@@ -107,12 +128,12 @@ impl Tables {
         }
     }
 
-    /// `(lower(cp), class(lower(cp)))`.
+    /// `(lower(cp), class(lower(cp)), confusable(cp).is_some())`.
     #[inline]
-    fn lookup(&self, cp: u32) -> (u32, u8) {
+    fn lookup(&self, cp: u32) -> (u32, u8, bool) {
         if cp < SMALL_LIMIT {
             let e = self.small[cp as usize];
-            return (e & 0x00FF_FFFF, (e >> 24) as u8);
+            return (e & 0x00FF_FFFF, ((e >> 24) & 3) as u8, e & CONF_BIT != 0);
         }
         let summary = self
             .blocks
@@ -124,7 +145,7 @@ impl Tables {
         } else {
             cp
         };
-        (lo, self.class_of(lo))
+        (lo, self.class_of(lo), false)
     }
 }
 
@@ -164,6 +185,26 @@ pub enum Token<'a> {
     Lowered(&'a [u8]),
 }
 
+impl Token<'_> {
+    /// `hash64` of the token's lowercase bytes.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        match *self {
+            Token::Ascii(raw) => hash64_ascii_lower(raw),
+            Token::Lowered(bytes) => hash64(bytes),
+        }
+    }
+
+    /// Append the token's lowercase UTF-8 bytes to `out`.
+    #[inline]
+    pub fn extend_lower(&self, out: &mut Vec<u8>) {
+        match *self {
+            Token::Ascii(raw) => out.extend(raw.iter().map(|&c| c | ASCII_LOWER_BIT)),
+            Token::Lowered(bytes) => out.extend_from_slice(bytes),
+        }
+    }
+}
+
 /// Decode the UTF-8 scalar starting at `bytes[i]` (a non-ASCII lead byte of valid UTF-8);
 /// return it and its length in bytes.
 #[inline]
@@ -192,29 +233,79 @@ fn encode(cp: u32, tmp: &mut [u8; 4]) -> &[u8] {
     c.encode_utf8(tmp).as_bytes()
 }
 
-/// The general path, from byte `i` of `bytes` with the token so far in `buf` (lowercase):
-/// code point by code point until the token ends and the next byte is ASCII, when the fast
-/// path can take over again. Returns the position reached.
+/// The folded form of the token `span` (raw text) when it holds a confusable code point and
+/// every code point in it may be folded; `None` otherwise.
+fn fold(span: &str) -> Option<Vec<u8>> {
+    let ok = |c: char| {
+        let cp = c as u32;
+        cp < 0x80 || confusable(cp).is_some() || in_ranges(FOLD_OK, cp)
+    };
+    if !span.chars().all(ok) {
+        return None;
+    }
+    let mut tmp = [0u8; 4];
+    let mut out = Vec::with_capacity(span.len());
+    for c in span.chars() {
+        let cp = c as u32;
+        out.extend_from_slice(encode(
+            confusable(cp).unwrap_or_else(|| lower(cp)),
+            &mut tmp,
+        ));
+    }
+    Some(out)
+}
+
+/// Hand the finished token in `buf` to `emit` (folded when `conf` and the fold applies).
+#[inline]
+fn finish<F: FnMut(Token<'_>, bool)>(
+    span: &[u8],
+    buf: &mut Vec<u8>,
+    digits: bool,
+    conf: bool,
+    emit: &mut F,
+) {
+    // Token spans are whole UTF-8 scalars of a `&str`, so this never fails.
+    match conf.then(|| fold(std::str::from_utf8(span).unwrap_or_default())) {
+        Some(Some(folded)) => emit(Token::Lowered(&folded), digits),
+        _ => emit(Token::Lowered(buf), digits),
+    }
+    buf.clear();
+}
+
+/// The general path, from byte `i` of `bytes` with the token so far in `buf` (lowercase, begun
+/// at byte `start`): code point by code point until the token ends and the next byte is ASCII,
+/// when the fast path can take over again. Returns the position reached.
 #[inline(never)]
 fn slow_path<F: FnMut(Token<'_>, bool)>(
     bytes: &[u8],
     mut i: usize,
     buf: &mut Vec<u8>,
     mut digits: bool,
+    mut start: usize,
     emit: &mut F,
 ) -> usize {
     let mut tmp = [0u8; 4];
     let tables = tables();
+    let mut conf = false;
     while i < bytes.len() {
         let b = bytes[i];
-        let (cp, len, cls) = if b < 0x80 {
-            (u32::from(b | ASCII_LOWER_BIT), 1, ASCII_CLASS[b as usize])
+        let (cp, len, cls, is_conf) = if b < 0x80 {
+            (
+                u32::from(b | ASCII_LOWER_BIT),
+                1,
+                ASCII_CLASS[b as usize],
+                false,
+            )
         } else {
             let (cp, len) = decode(bytes, i);
-            let (cp, cls) = tables.lookup(cp);
-            (cp, len, cls)
+            let (cp, cls, is_conf) = tables.lookup(cp);
+            (cp, len, cls, is_conf)
         };
         if cls == WORD || cls == DIGIT {
+            if buf.is_empty() {
+                start = i;
+            }
+            conf |= is_conf;
             digits &= cls == DIGIT;
             if len == 1 {
                 buf.push(cp as u8);
@@ -226,9 +317,9 @@ fn slow_path<F: FnMut(Token<'_>, bool)>(
         }
         // A separator or an unspaced code point ends the token.
         if !buf.is_empty() {
-            emit(Token::Lowered(buf), digits);
-            buf.clear();
+            finish(&bytes[start..i], buf, digits, conf, emit);
             digits = true;
+            conf = false;
         }
         i += len;
         if cls == UNSPACED {
@@ -239,8 +330,7 @@ fn slow_path<F: FnMut(Token<'_>, bool)>(
         }
     }
     if !buf.is_empty() {
-        emit(Token::Lowered(buf), digits);
-        buf.clear();
+        finish(&bytes[start..], buf, digits, conf, emit);
     }
     i
 }
@@ -250,6 +340,7 @@ fn slow_path<F: FnMut(Token<'_>, bool)>(
 /// through the Unicode tables.
 #[inline]
 pub fn for_each_raw_token<F: FnMut(Token<'_>, bool)>(text: &str, mut emit: F) {
+    let text = normalize(text);
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut buf: Vec<u8> = Vec::new();
@@ -257,7 +348,7 @@ pub fn for_each_raw_token<F: FnMut(Token<'_>, bool)>(text: &str, mut emit: F) {
     while i < n {
         let b = bytes[i];
         if b >= 0x80 {
-            i = slow_path(bytes, i, &mut buf, true, &mut emit);
+            i = slow_path(bytes, i, &mut buf, true, i, &mut emit);
             continue;
         }
         if ASCII_CLASS[b as usize] == OTHER {
@@ -278,7 +369,7 @@ pub fn for_each_raw_token<F: FnMut(Token<'_>, bool)>(text: &str, mut emit: F) {
             // The word may go on in another script: continue it on the general path.
             buf.clear();
             buf.extend(bytes[start..i].iter().map(|&c| c | ASCII_LOWER_BIT));
-            i = slow_path(bytes, i, &mut buf, digits, &mut emit);
+            i = slow_path(bytes, i, &mut buf, digits, start, &mut emit);
         } else {
             emit(Token::Ascii(&bytes[start..i]), digits);
         }
@@ -326,14 +417,7 @@ pub fn tokenize(text: &str, numbers: bool) -> Vec<String> {
 #[inline]
 pub fn for_each_token_hash<F: FnMut(u64)>(text: &str, num_hash: u64, mut emit: F) {
     for_each_raw_token(text, |token, all_digits| {
-        emit(if all_digits {
-            num_hash
-        } else {
-            match token {
-                Token::Ascii(raw) => hash64_ascii_lower(raw),
-                Token::Lowered(bytes) => hash64(bytes),
-            }
-        })
+        emit(if all_digits { num_hash } else { token.hash() })
     });
 }
 
@@ -410,13 +494,32 @@ mod tests {
         let t = tables();
         for cp in 0..0x11_0000u32 {
             let lo = lower(cp);
-            assert_eq!(t.lookup(cp), (lo, class(lo)), "U+{cp:04X}");
+            let conf = confusable(cp).is_some();
+            assert_eq!(t.lookup(cp), (lo, class(lo), conf), "U+{cp:04X}");
         }
+    }
+
+    #[test]
+    fn evasions_give_the_plain_tokens() {
+        let plain = toks("the contamination of cafe\u{301} dog NOTE");
+        assert_eq!(plain, ["the", "contamination", "of", "café", "dog", "note"]);
+        for text in [
+            "the conta\u{200B}mination of café dog NOTE",
+            "the contami\u{AD}nation of cafe\u{301} d\u{43E}g \u{39D}\u{39F}TE",
+            "\u{FF54}\u{FF48}\u{FF45} contamination of café \u{501}og NOTE",
+        ] {
+            assert_eq!(toks(text), plain, "{text:?}");
+        }
+        // Only tokens that could be Latin are folded: real Cyrillic and Greek words stay.
+        assert_eq!(toks("Привет κόσμος сор"), ["привет", "κόσμος", "cop"]);
     }
 
     #[test]
     fn tables_are_sorted() {
         assert!(RANGES.windows(2).all(|w| w[0].1 < w[1].0));
         assert!(LOWER.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(CONFUSABLE.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(CONFUSABLE.iter().all(|&(cp, _)| cp < SMALL_LIMIT));
+        assert!(FOLD_OK.windows(2).all(|w| w[0].1 < w[1].0));
     }
 }

@@ -1,4 +1,4 @@
-"""The hash embedder ``hash-v1``: unigram and bigram counts hashed into ``dim`` buckets.
+"""The hash embedder ``hash-v2``: unigram and bigram counts hashed into ``dim`` buckets.
 
 >>> vectors = embed(["order 4412 shipped", ""], 8)
 >>> len(vectors), sum(vectors[8:])
@@ -16,7 +16,7 @@ from whileai._pure.tokenize import check_texts, tokenize
 
 __all__ = ["EMBEDDER_NAME", "check_dim", "embed", "embed_counts"]
 
-EMBEDDER_NAME = "hash-v1"
+EMBEDDER_NAME = "hash-v2"
 
 
 def check_dim(dim: object) -> int:

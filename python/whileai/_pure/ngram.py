@@ -125,14 +125,33 @@ class NgramIndex:
         (ties to the lowest id); covered words lie inside at least one n-gram shared with it.
         The shared n-gram is the first one (by position) shared with the best text.
         """
+        _, best, covered, total, shared = self._check(texts, with_exact=False)
+        return best, covered, total, shared
+
+    def check(
+        self, texts: Sequence[str]
+    ) -> tuple[array[int], array[int], array[int], array[int], list[list[str]]]:
+        """Return :meth:`exact` and :meth:`scan` from one tokenisation of each text.
+
+        >>> NgramIndex(["a b c"], n=2).check(["A b c", "x a b"])
+        (array('q', [0, -1]), array('q', [0, 0]), array('q', [3, 2]), array('q', [3, 3]), \
+[['a', 'b'], ['a', 'b']])
+        """
+        return self._check(texts, with_exact=True)
+
+    def _check(
+        self, texts: Sequence[str], *, with_exact: bool
+    ) -> tuple[array[int], array[int], array[int], array[int], list[list[str]]]:
         n = self._n
         postings = self._postings
-        best_out, covered_out, total_out = array("q"), array("q"), array("q")
+        exact_out, best_out, covered_out, total_out = array("q"), array("q"), array("q"), array("q")
         shared_out: list[list[str]] = []
         cache: dict[str, int] = {}
         for text in check_texts(texts):
             tokens = tokenize(text)
             total = len(tokens)
+            if with_exact:
+                exact_out.append(self._exact.get(hash64(" ".join(tokens)), -1) if tokens else -1)
             hits: dict[int, list[int]] = {}
             if total >= n:
                 for pos, h in enumerate(gram_hashes(_token_hashes(tokens, cache), n)):
@@ -158,7 +177,7 @@ class NgramIndex:
             covered_out.append(best_covered)
             total_out.append(total)
             shared_out.append(tokens[first : first + n] if best >= 0 else [])
-        return best_out, covered_out, total_out, shared_out
+        return exact_out, best_out, covered_out, total_out, shared_out
 
     def to_bytes(self) -> bytes:
         """Serialise the index (little-endian u64 arrays behind a fixed header)."""

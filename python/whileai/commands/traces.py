@@ -105,9 +105,9 @@ def run_from_otel(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print a page of the platform's traces."""
-    from whileai.platform.traces import traces
+    from whileai.platform.traces import list_traces
 
-    page = traces(args.agent, limit=args.limit)
+    page = list_traces(args.agent, limit=args.limit)
     if args.json:
         print(json.dumps(page, indent=1))
         return 0

@@ -135,7 +135,6 @@ def hf_publish(dataset_id: str, repo: str, *, private: bool = True, token: str |
     """Push one of your platform datasets to a Hub dataset repo you own (untested here)."""
     api = _hub(token)
     from whileai.platform.datasets import pull
-
     from whileai.simulations.export.hf import to_hf_folder
 
     rows = pull(dataset_id, api_key=api_key)

@@ -17,7 +17,7 @@ from typing import Any
 
 from whileai.platform.http import call, connect, json_of
 
-__all__ = ["cut", "cuts", "format_cuts", "send_score", "traces"]
+__all__ = ["cut", "cuts", "format_cuts", "list_traces", "send_score"]
 
 
 def send_score(trace_id: str | None = None, value: float | bool | None = None,
@@ -49,8 +49,8 @@ def send_score(trace_id: str | None = None, value: float | bool | None = None,
     return result
 
 
-def traces(agent: str | None = None, *, limit: int = 100, offset: int = 0,
-           api_key: str | None = None, base_url: str | None = None) -> dict[str, Any]:
+def list_traces(agent: str | None = None, *, limit: int = 100, offset: int = 0,
+                api_key: str | None = None, base_url: str | None = None) -> dict[str, Any]:
     """A page of your traces, newest first (``traces``, and ``genai`` / ``raw`` counts)."""
     conn = connect(api_key, base_url=base_url)
     found: dict[str, Any] = json_of(call(conn, "GET", "/v1/traces", params={

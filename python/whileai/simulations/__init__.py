@@ -5,6 +5,34 @@ The public surface is re-exported here; internals live in stage folders and may 
 
 from __future__ import annotations
 
+from whileai.platform import (
+    agents,
+    catalog,
+    cut,
+    cuts,
+    datasets,
+    delete_dataset,
+    delete_empty_datasets,
+    format_cuts,
+    hf_publish,
+    hf_publish_run,
+    hf_status,
+    import_hf,
+    issue_delegated_credential,
+    list_traces,
+    preview,
+    profile,
+    publish,
+    pull,
+    purge_agent,
+    push_file,
+    push_rows,
+    refresh_delegated_credential,
+    register_agent,
+    send_score,
+    unpublish,
+    update_dataset,
+)
 from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.grounding import (
@@ -135,6 +163,7 @@ from whileai.simulations.select.hygiene import (
 )
 from whileai.simulations.select.optimize import optimize, select_for_rl, select_for_sft
 from whileai.simulations.select.pairs import build_preference_pairs
+from whileai.simulations.select.rank import rank
 from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
@@ -159,6 +188,8 @@ from whileai.simulations.training.runs import (
     reward_model,
 )
 from whileai.simulations.world import World, current_rollout, world
+
+from whileai.simulations import verify  # isort: skip  # the verifiers as ``zps.verify``
 
 __all__: list[str] = [
     "DEFAULT_BAND",
@@ -185,6 +216,7 @@ __all__: list[str] = [
     "TrainerCallback",
     "TrainingRun",
     "World",
+    "agents",
     "attach_delta",
     "attach_holdout",
     "attach_labels",
@@ -195,14 +227,20 @@ __all__: list[str] = [
     "build_tasks",
     "calibrate",
     "calibration_of",
+    "catalog",
     "check_rows",
     "compare_runs",
     "conduct_grade",
     "conversation",
     "current_rollout",
     "curriculum",
+    "cut",
+    "cuts",
+    "datasets",
     "decontaminate",
     "dedupe_groups",
+    "delete_dataset",
+    "delete_empty_datasets",
     "delta_report",
     "detectable_effect",
     "dimensions_from_traces",
@@ -218,6 +256,7 @@ __all__: list[str] = [
     "format_benchmark",
     "format_compare",
     "format_curriculum",
+    "format_cuts",
     "format_decontamination",
     "format_delta_report",
     "format_environment_report",
@@ -245,9 +284,14 @@ __all__: list[str] = [
     "group_signal",
     "hack_scan",
     "hack_scan_diff",
+    "hf_publish",
+    "hf_publish_run",
+    "hf_status",
     "holdout_size",
+    "import_hf",
     "infer_harness",
     "inspect",
+    "issue_delegated_credential",
     "judge_agreement",
     "judge_pairs",
     "judge_probes",
@@ -257,6 +301,7 @@ __all__: list[str] = [
     "leakage_report",
     "length_report",
     "list_runs",
+    "list_traces",
     "load_environment",
     "load_rows",
     "load_spec",
@@ -275,11 +320,21 @@ __all__: list[str] = [
     "opening_share",
     "optimize",
     "pass_at",
+    "preview",
+    "profile",
+    "publish",
     "publish_gate",
+    "pull",
+    "purge_agent",
+    "push_file",
+    "push_rows",
+    "rank",
     "read_jsonl",
     "recommend",
     "reference_logprobs",
+    "refresh_delegated_credential",
     "refusal_report",
+    "register_agent",
     "report_html",
     "retire_solved",
     "reward_correlations",
@@ -296,6 +351,7 @@ __all__: list[str] = [
     "seeded_agent",
     "select_for_rl",
     "select_for_sft",
+    "send_score",
     "serve",
     "simulate",
     "simulate_from_traces",
@@ -323,7 +379,10 @@ __all__: list[str] = [
     "trim_out_of_band",
     "trim_unanimous_groups",
     "ungrounded_arguments",
+    "unpublish",
+    "update_dataset",
     "validate",
+    "verify",
     "world",
     "write_jsonl",
     "write_rubrics",

@@ -12,7 +12,7 @@ judges); ``rows`` is the same list scrubbed for export (also callable: ``data.ro
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,25 @@ class SimulationData:
         target = Path(path)
         write_jsonl(target, self.rows)
         return target
+
+    def push(
+        self, name: str, *, parent: str | None = None, holdout: float | None = None,
+        purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
+        gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
+        description: str | None = None, api_key: str | None = None,
+    ) -> dict[str, Any]:
+        """Gate and push the exported rows to the platform; return the dataset entry.
+
+        ``parent`` records lineage; ``holdout`` splits off that fraction of tasks and pushes it
+        as a linked holdout set; ``publish`` (True, or an agent name) publishes the train set;
+        the gate is on by default and a refusal raises ``PublishGateError`` with nothing sent.
+        See ``whileai.platform.push.push_run``.
+        """
+        from whileai.platform.push import push_run
+
+        return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
+                        publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
+                        description=description, api_key=api_key)
 
     @property
     def pass_at(self) -> Any:

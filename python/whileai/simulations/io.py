@@ -43,6 +43,7 @@ except ImportError:  # pragma: no cover - Windows: appends are locked per proces
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "EncodedLine",
     "JsonlAppender",
     "JsonlReader",
     "LoadedRows",
@@ -156,6 +157,11 @@ class JsonlReader:
             self.problems.append(message)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        for row, _ in self.iter_lines():
+            yield row
+
+    def iter_lines(self) -> Iterator[tuple[dict[str, Any], bytes]]:
+        """Like iterating, but yield each row with the bytes of its line as read."""
         self.rows_read = self.skipped = self.blank_lines = 0
         self.problems = []
         opener = gzip.open if self.path.suffix == ".gz" else open
@@ -167,7 +173,7 @@ class JsonlReader:
                 except UnicodeDecodeError as exc:
                     self._bad(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
                     continue
-                if not text.strip():
+                if not text or text.isspace():
                     self.blank_lines += 1
                     continue
                 try:
@@ -185,7 +191,7 @@ class JsonlReader:
                     )
                     continue
                 self.rows_read += 1
-                yield row
+                yield row, raw
 
     def __repr__(self) -> str:
         return (f"JsonlReader({str(self.path)!r}, strict={self.strict}, rows_read="
@@ -281,6 +287,13 @@ def load_rows(source: Any, *, strict: bool = True) -> LoadedRows:
     return out
 
 
+class EncodedLine(bytes):
+    """Rows already encoded as JSON object lines (UTF-8, each ending in a newline):
+    ``write_jsonl`` writes them as they are instead of encoding a dict."""
+
+    __slots__ = ()
+
+
 def write_jsonl(path: PathLike, rows: Any) -> int:
     """Write rows to ``path`` as JSONL, replacing it atomically; return how many were written.
 
@@ -305,7 +318,10 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
             zipped = gzip.GzipFile(fileobj=raw, mode="wb") if target.suffix == ".gz" else None
             write: Callable[[bytes], int] = raw.write if zipped is None else zipped.write
             for index, row in enumerate(source):
-                write((dumps_row(row, where=f"rows[{index}]") + "\n").encode("utf-8"))
+                if isinstance(row, EncodedLine):
+                    write(row)
+                else:
+                    write((dumps_row(row, where=f"rows[{index}]") + "\n").encode("utf-8"))
                 count += 1
             if zipped is not None:
                 zipped.close()

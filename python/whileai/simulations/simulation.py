@@ -17,6 +17,7 @@ from typing import Any
 from warnings import warn
 
 from whileai.errors import AgentFailedWarning, ConfigError, SpecError
+from whileai.platform.resolve import resolve_ids
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import (
     RolloutAgent,
@@ -46,6 +47,7 @@ from whileai.simulations.run.config import (
 )
 from whileai.simulations.run.engine import RunInputs, run
 from whileai.simulations.spec import AgentSpec, agent_spec, inspect
+from whileai.simulations.unconfigured import no_model_message
 from whileai.simulations.world.mock import World
 
 __all__ = ["simulate"]
@@ -77,11 +79,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
     if writer is None:
         if simulator is not None:
             raise ConfigError(f"simulator {simulator!r} did not resolve to a model writer")
-        warnings.append(
-            "no simulator model is configured (simulator=, whileai.configure or "
-            "WHILEAI_SIMULATOR): used the built-in template writer; pass simulator=False "
-            "to silence this"
-        )
+        warnings.append(no_model_message("writer"))
         return TemplateWriter()
     resolved: Writer = writer
     return resolved
@@ -107,7 +105,7 @@ def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Write
 
 def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
     """A previous run's tasks (its situations) and its k (rollouts per task)."""
-    source = tasks.trajectories if isinstance(tasks, SimulationData) else tasks
+    source = tasks.trajectories if isinstance(tasks, SimulationData) else resolve_ids(tasks)
     rows = load_rows(source)
     by_task: dict[str, list[dict[str, Any]]] = {}
     for i, row in enumerate(rows):
@@ -185,7 +183,7 @@ def simulate(
     rubric: str | None = None,
     output: str | Path | None = None,
     logprobs: bool | str = False,
-    llm_grade: bool = False,
+    llm_grade: bool | str = False,
     grade: bool = False,
     progress: bool = True,
     advanced: Advanced | None = None,
@@ -241,8 +239,9 @@ def simulate(
         rubric: rubric text stored with the run for later grading.
         output: JSONL path the rows stream to.
         logprobs: record token log-probabilities (model agents only).
-        llm_grade: add ``llm_reward`` from the configured judge model to every row (the judge
-            is checked before the run starts).
+        llm_grade: add ``llm_reward`` from a judge model to every row: ``True`` for the
+            configured judge (``WHILEAI_JUDGE``), else ``openai:gpt-4.1-mini`` when only
+            ``OPENAI_API_KEY`` is set; or a judge spec string (found before the run starts).
         grade: legacy: grade each row with the deterministic ``task_checklist``; prefer
             ``grader=zps.task_checklist``.
         progress: one progress line on stderr when it is a terminal; False silences it.
@@ -275,7 +274,7 @@ def simulate(
         "system_prompt": system_prompt, "policy": policy,
     })
     if llm_grade:
-        grading.require_judge()  # before anything runs: no judge, no run
+        grading.require_judge(llm_grade)  # before anything runs: no judge, no run
     prompt = system_prompt if system_prompt is not None else policy
     if tools is None and prompt is None and spec is None and agent is not None \
             and not is_model_spec(agent):
@@ -310,7 +309,7 @@ def simulate(
             raise ConfigError("pass grade=True (legacy) or grader=, not both")
         grader = grading.checklist_grader
         warnings.append(grading.GRADE_WARNING)
-    llm = grading.llm_grader() if llm_grade else None
+    llm = grading.llm_grader(llm_grade) if llm_grade else None
     try:
         result = run(RunInputs(
             spec=run_spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,

@@ -11,12 +11,12 @@ from html import escape
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from whileai.server.errors import ApiError
-from whileai.server.routes.deps import StoreDep
-from whileai.server.services.accounts import authenticate, issue_delegated
 
+from whileai.server.errors import ApiError
 from whileai.server.pages.layout import document
+from whileai.server.routes.deps import StoreDep
 from whileai.server.services import Account, Store
+from whileai.server.services.accounts import authenticate, issue_delegated
 
 __all__ = ["COOKIE", "page_account", "router"]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from whileai.server.errors import ApiError
-from whileai.server.routes.deps import StoreDep
 
+from whileai.server.errors import ApiError
 from whileai.server.pages.layout import PAGE_SIZE, document, pager, table, when
 from whileai.server.pages.session import page_account
+from whileai.server.routes.deps import StoreDep
 from whileai.server.services import browse, cuts, datasets, profile, runs, traces
 from whileai.simulations.report.html import Html
 from whileai.simulations.report.svg import histogram, line_chart

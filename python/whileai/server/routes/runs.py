@@ -6,8 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
-from whileai.server.routes.deps import CurrentAccount, StoreDep
 
+from whileai.server.routes.deps import CurrentAccount, StoreDep
 from whileai.server.services import runs
 
 __all__ = ["router"]

@@ -7,9 +7,9 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
+
 from whileai.server.errors import ApiError
 from whileai.server.routes.deps import CurrentAccount, StoreDep
-
 from whileai.server.services import cuts, traces
 from whileai.server.services.otlp import decode_body, encode_response
 

@@ -10,10 +10,10 @@ import json
 from typing import Any
 
 import sqlalchemy as sa
-from whileai.server.services.datasets import entry
-from whileai.server.store.tables import datasets
 
 from whileai.server.services import Account, Store
+from whileai.server.services.datasets import entry
+from whileai.server.store.tables import datasets
 
 __all__ = ["dataset_page", "lineage"]
 

@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import sqlalchemy as sa
-from whileai.server.errors import ApiError
-from whileai.server.store.blobs import PartWriter
 
+from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, datasets
 from whileai.server.services.traces import since_cutoff, trace_rows
+from whileai.server.store.blobs import PartWriter
 from whileai.server.store.trace_tables import trace_scores, traces
 from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.rowsource import task_key

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from whileai.server.errors import ApiError
-
 from whileai.simulations.ingest.otlp import decode_attributes
 
 __all__ = ["PROTOBUF", "decode_body", "encode_response", "flat_spans"]

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
-from whileai.server.errors import ApiError
 
+from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.store.dialect import insert_new
 from whileai.server.store.run_tables import run_events, run_points, runs

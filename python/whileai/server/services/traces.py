@@ -16,12 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
-from whileai.server.errors import ApiError
-from whileai.server.store.tables import agents
 
+from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.services.otlp import flat_spans
 from whileai.server.store.dialect import insert_new, upsert
+from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
 from whileai.simulations.ingest.otel import SCENARIO_KEYS, read_otel
 from whileai.simulations.ingest.otlp import decode_attributes

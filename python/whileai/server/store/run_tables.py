@@ -7,6 +7,7 @@ twice is stored once.
 from __future__ import annotations
 
 import sqlalchemy as sa
+
 from whileai.server.store.tables import metadata
 
 __all__ = ["run_events", "run_points", "runs"]

@@ -9,6 +9,7 @@ keep their spans raw and are only counted.
 from __future__ import annotations
 
 import sqlalchemy as sa
+
 from whileai.server.store.tables import metadata
 
 __all__ = ["trace_scores", "trace_spans", "traces"]

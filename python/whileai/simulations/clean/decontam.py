@@ -12,7 +12,9 @@ Rules, in order; a row stops at the first that fires:
 
 Prompts are checked against eval prompts; any other field (a reply) against eval answers and
 references, never eval replies. The eval set is indexed once (:func:`build_eval_index`); train
-rows stream through in chunks, so a JSONL file larger than memory works with ``output=``.
+rows stream through in chunks, so a JSONL file larger than memory works with ``output=``: the
+file is read ahead on a background thread while the previous chunk is checked, and a kept row
+is written back as the line it was read from.
 
 >>> clean, report = decontaminate(
 ...     [{"prompt": "Where is my order 4412?"}, {"prompt": "Refund my blender please"}],
@@ -23,15 +25,17 @@ rows stream through in chunks, so a JSONL file larger than memory works with ``o
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 from os import PathLike
 from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
-from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index, iter_source_rows
+from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
+from whileai.simulations.clean.decontam_stream import passthrough, row_batches
+from whileai.simulations.models.embedders import HASH_VERSION
 
 __all__ = ["RULES", "build_eval_index", "decontaminate", "format_decontamination"]
 
@@ -50,7 +54,7 @@ def _field_text(row: dict[str, Any], field: str) -> str | None:
 
 def _semantic_fn(embedder: Any) -> Callable[[list[str]], list[list[float]]] | None:
     """Return ``texts -> unit vectors`` for the embedder, or None for the hash embedder."""
-    if embedder in ("hash", "hash-v1"):
+    if embedder in ("hash", HASH_VERSION):
         return None
     if isinstance(embedder, str):
         import importlib
@@ -150,28 +154,31 @@ def _check_chunk(
 ) -> list[dict[str, Any] | None]:
     """Return per row the offence (a dict) or None when clean; update the field counters."""
     verdict: list[dict[str, Any] | None] = [None] * len(chunk)
-    for i, row in enumerate(chunk):
-        for key in ("scenario_id", "task_id"):
+    for key in ("scenario_id", "task_id") if index.task_ids else ():
+        prefix = f"{key}:"
+        for i, row in enumerate(chunk):
             value = row.get(key)
-            if verdict[i] is None and isinstance(value, str) and f"{key}:{value}" in index.task_ids:
+            if verdict[i] is None and isinstance(value, str) and prefix + value in index.task_ids:
                 verdict[i] = {"rule": "same_task", "field": key, "match": value}
     for field in fields:
-        todo = [i for i in range(len(chunk)) if verdict[i] is None]
         texts: list[str] = []
         where: list[int] = []
-        for i in todo:
-            text = _field_text(chunk[i], field)
-            if text is None:
-                report["missing"][field] += 1
-            else:
+        missing = 0
+        for i, row in enumerate(chunk):
+            if verdict[i] is not None:
+                continue
+            text = row.get(field)
+            if isinstance(text, str) and text.strip():
                 texts.append(text)
                 where.append(i)
+            else:
+                missing += 1
+        report["missing"][field] += missing
         if not texts or index.size(field) == 0:
             continue
         ngrams = index.index_for(field)
         origin = index.origin_for(field)
-        exact = ngrams.exact(texts)
-        best, covered, total, shared = ngrams.scan(texts)
+        exact, best, covered, total, shared = ngrams.check(texts)
         leftover: list[int] = []
         for k, i in enumerate(where):
             if total[k] < index.n:
@@ -232,7 +239,8 @@ def decontaminate(
 
     Args:
         rows: train rows: a list, any iterator, a run, or a JSONL path (streamed in chunks).
-        against: eval rows, JSONL paths, runs, or a prebuilt :class:`EvalIndex`.
+        against: eval rows, JSONL paths, runs, platform dataset ids (``"ds_..."``, pulled), or
+            a prebuilt :class:`EvalIndex`.
         n: n-gram length in words. fields: row keys to check. overlap: share of a text's words
             one eval text must cover (0 = any shared n-gram). embedder / similarity: the
             optional semantic rule. output: write clean rows here as JSONL instead of
@@ -256,7 +264,9 @@ def decontaminate(
                 "pass the same n or rebuild the index"
             )
     else:
-        index = build_eval_index(against, n=n)
+        from whileai.platform.resolve import resolve_ids
+
+        index = build_eval_index(resolve_ids(against), n=n)
     semantic = None if embedder is None else (_semantic_fn(embedder), float(similarity))
     report = _new_report(
         index, fields, n=n, overlap=overlap, similarity=similarity if embedder else None,
@@ -266,24 +276,32 @@ def decontaminate(
     )
     counter = {"rows": 0}
 
-    def clean_stream() -> Iterator[dict[str, Any]]:
-        stream = iter(iter_source_rows(rows, "rows"))
-        while chunk := list(islice(stream, max(1, chunk_size))):
+    def clean_stream() -> Iterator[Any]:
+        for chunk, lines in row_batches(rows, chunk_size):
             start = counter["rows"]
             verdict = _check_chunk(chunk, start, index, fields, overlap, semantic, report)
             counter["rows"] += len(chunk)
-            for row, v in zip(chunk, verdict, strict=True):
-                if v is None:
-                    report["kept"] += 1
-                    yield row
+            kept = [k for k, v in enumerate(verdict) if v is None]
+            report["kept"] += len(kept)
+            if lines is None or output is None:
+                yield from (chunk[k] for k in kept)
+            else:
+                yield from passthrough([chunk[k] for k in kept], [lines[k] for k in kept])
 
     clean: list[dict[str, Any]] = []
-    if output is None:
-        clean = list(clean_stream())
-    else:
-        from whileai.simulations.io import write_jsonl
+    # Millions of short-lived acyclic rows: the cyclic collector would only rescan them.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        if output is None:
+            clean = list(clean_stream())
+        else:
+            from whileai.simulations.io import write_jsonl
 
-        write_jsonl(output, clean_stream())
+            write_jsonl(output, clean_stream())
+    finally:
+        if paused:
+            gc.enable()
     start = counter["rows"]
     report["rows"] = start
     report["dropped"] = start - report["kept"]

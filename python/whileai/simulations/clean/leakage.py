@@ -1,7 +1,8 @@
 """Leakage of source traces into generated rows, and near-duplicate asks.
 
-``leakage_report(generated, sources)`` flags every generated prompt whose hash embedding is at
-cosine ``threshold`` or more from a source prompt (exact matches after normalisation are always
+``leakage_report(generated, sources)`` flags every generated prompt whose embedding (the hash
+embedder, or any ``texts -> vectors`` callable as ``embedder=``) is at cosine ``threshold`` or
+more from a source prompt (exact matches after normalisation are always
 flagged); ``drop_leaky_rows`` removes them. ``near_duplicate_prompts`` finds pairs of different
 asks whose token sets overlap (Jaccard) at ``threshold`` or more.
 
@@ -17,43 +18,104 @@ import math
 from typing import Any
 
 from whileai import _backend
+from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam_index import iter_source_rows
+from whileai.simulations.models.embedders import HASH_VERSION, HashEmbedder, resolve_embedder
 from whileai.simulations.rowsource import as_rows, task_key
 
 __all__ = ["drop_leaky_rows", "format_leakage_report", "leakage_report", "near_duplicate_prompts"]
-
-_DIM = 256
-
 
 def _prompts(rows: list[dict[str, Any]], field: str) -> list[str]:
     return [r.get(field) if isinstance(r.get(field), str) else "" for r in rows]  # type: ignore[misc]
 
 
+def _similarities(
+    gen_texts: list[str], src_texts: list[str], embedder: Any
+) -> list[tuple[int, float]]:
+    """For each generated text, the most similar source (index, cosine); (-1, 0.0) for none."""
+    if isinstance(embedder, HashEmbedder):  # exact integer cosines, the same in both backends
+        dim = embedder.dim
+        src_counts = _backend.embed_counts(src_texts, dim)
+        src_vecs = [[(b, c) for b, c in enumerate(src_counts[j * dim : (j + 1) * dim]) if c]
+                    for j in range(len(src_texts))]
+        src_norms = [sum(c * c for _, c in v) for v in src_vecs]
+        gen_counts = _backend.embed_counts(gen_texts, dim)
+        out = []
+        for i in range(len(gen_texts)):
+            vec = gen_counts[i * dim : (i + 1) * dim]
+            n_sq = sum(c * c for c in vec)
+            best, best_sim = -1, 0.0
+            for j, sv in enumerate(src_vecs):
+                if not src_norms[j] or not n_sq:
+                    continue
+                sim = sum(c * vec[b] for b, c in sv) / math.sqrt(float(n_sq * src_norms[j]))
+                if sim > best_sim:
+                    best, best_sim = j, sim
+            out.append((best, best_sim))
+        return out
+    gen = embedder.embed(gen_texts).rows() if gen_texts else []
+    src = embedder.embed(src_texts).rows() if src_texts else []
+    if gen and src and len(gen[0]) != len(src[0]):
+        raise ConfigError(f"embedder {embedder.name!r} gave vectors of different lengths")
+    src_norms_f = [math.sqrt(sum(x * x for x in v)) for v in src]
+    out = []
+    for vec in gen:
+        norm = math.sqrt(sum(x * x for x in vec))
+        best, best_sim = -1, 0.0
+        for j, sv in enumerate(src):
+            if not src_norms_f[j] or not norm:
+                continue
+            sim = sum(x * y for x, y in zip(vec, sv, strict=True)) / (norm * src_norms_f[j])
+            if sim > best_sim:
+                best, best_sim = j, sim
+        out.append((best, best_sim))
+    return out
+
+
+def _check_knobs(threshold: float, examples: int | None) -> None:
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
+            0.0 <= threshold <= 1.0):
+        raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
+    if examples is not None and (isinstance(examples, bool) or not isinstance(examples, int)
+                                 or examples < 0):
+        raise ValueError(f"examples must be an int >= 0 or None (all), got {examples!r}")
+
+
 def leakage_report(
-    generated: Any, sources: Any, *, threshold: float = 0.9, field: str = "prompt"
+    generated: Any, sources: Any, *, threshold: float = 0.9, embedder: Any = "hash",
+    examples: int | None = 20, field: str = "prompt",
 ) -> dict[str, Any]:
-    """Flag generated rows whose ``field`` is a near copy of a source trace's (hash cosine).
+    """Flag generated rows whose ``field`` is a near copy of a source trace's (cosine).
+
+    Args:
+        generated: the generated rows (or a JSONL path).
+        sources: the source traces.
+        threshold: cosine similarity at or above which a row is flagged (exact matches after
+            normalisation are always flagged, whatever the embedder says).
+        embedder: ``"hash"`` (the built-in hash embedder), ``"hash-v1:<dim>"``, or any callable
+            ``texts -> vectors``.
+        examples: how many flagged rows ``leaky`` lists (``None``: all); ``n_leaky`` counts all.
+        field: the text compared.
 
     Returns ``n_rows``, ``n_sources``, ``n_leaky``, ``n_exact``, ``leaky`` (index, source index,
-    similarity, exact), ``threshold``, ``embedder`` and ``skipped`` (rows with no text).
+    similarity, exact), ``threshold``, ``embedder``, ``examples`` and ``skipped`` (rows with no
+    text).
+
+    Raises:
+        ValueError: ``threshold`` outside [0, 1] or a bad ``examples``.
+        ConfigError: an unknown embedder, or one that returns malformed vectors.
     """
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    _check_knobs(threshold, examples)
+    resolved = resolve_embedder(embedder)
     rows = as_rows(generated, what="generated")
     src = list(iter_source_rows(sources, "sources"))
     gen_texts, src_texts = _prompts(rows, field), _prompts(src, field)
-    norm = [" ".join(_backend.tokenize(t)) for t in src_texts]
     exact_of: dict[str, int] = {}
-    for j, text in enumerate(norm):
-        if text:
-            exact_of.setdefault(text, j)
-    src_counts = _backend.embed_counts(src_texts, _DIM)
-    src_vecs = [
-        [(b, c) for b, c in enumerate(src_counts[j * _DIM : (j + 1) * _DIM]) if c]
-        for j in range(len(src_texts))
-    ]
-    src_norms = [sum(c * c for _, c in v) for v in src_vecs]
-    gen_counts = _backend.embed_counts(gen_texts, _DIM)
+    for j, text in enumerate(src_texts):
+        norm = " ".join(_backend.tokenize(text))
+        if norm:
+            exact_of.setdefault(norm, j)
+    best = _similarities(gen_texts, src_texts, resolved)
     leaky, skipped = [], 0
     for i, text in enumerate(gen_texts):
         tokens = " ".join(_backend.tokenize(text))
@@ -63,45 +125,45 @@ def leakage_report(
         if tokens in exact_of:
             leaky.append({"index": i, "source": exact_of[tokens], "similarity": 1.0, "exact": True})
             continue
-        vec = gen_counts[i * _DIM : (i + 1) * _DIM]
-        n_sq = sum(c * c for c in vec)
-        best, best_sim = -1, 0.0
-        for j, sv in enumerate(src_vecs):
-            if not src_norms[j] or not n_sq:
-                continue
-            sim = sum(c * vec[b] for b, c in sv) / math.sqrt(float(n_sq * src_norms[j]))
-            if sim > best_sim:
-                best, best_sim = j, sim
-        if best >= 0 and best_sim >= threshold:
-            leaky.append({"index": i, "source": best, "similarity": round(best_sim, 4),
-                          "exact": False})
+        j, sim = best[i]
+        if j >= 0 and sim >= threshold:
+            leaky.append({"index": i, "source": j, "similarity": round(sim, 4), "exact": False})
     return {
         "n_rows": len(rows),
         "n_sources": len(src),
         "n_leaky": len(leaky),
         "n_exact": sum(x["exact"] for x in leaky),
-        "leaky": leaky,
+        "leaky": leaky if examples is None else leaky[:examples],
         "threshold": threshold,
         "field": field,
-        "embedder": "hash-v1",
+        "embedder": HASH_VERSION if resolved == HashEmbedder() else resolved.name,
+        "examples": examples,
         "skipped": skipped,
     }
 
 
 def drop_leaky_rows(
-    rows: Any, sources: Any, *, threshold: float = 0.9, field: str = "prompt"
+    rows: Any, sources: Any, *, threshold: float = 0.9, embedder: Any = "hash",
+    examples: int | None = 20, field: str = "prompt",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Return ``(kept_rows, leakage_report)``: flagged rows are removed, never rewritten.
+    """Return ``(kept_rows, leakage_report)``: every flagged row is removed, never rewritten.
+
+    The report lists up to ``examples`` of the dropped rows; ``dropped`` counts them all.
 
     >>> kept, rep = drop_leaky_rows([{"prompt": "a b c"}, {"prompt": "x"}], [{"prompt": "A b c"}])
     >>> [r["prompt"] for r in kept], rep["dropped"]
     (['x'], 1)
     """
+    _check_knobs(threshold, examples)
     items = as_rows(rows)
-    report = leakage_report(items, sources, threshold=threshold, field=field)
+    report = leakage_report(items, sources, threshold=threshold, embedder=embedder,
+                            examples=None, field=field)
     bad = {x["index"] for x in report["leaky"]}
     kept = [r for i, r in enumerate(items) if i not in bad]
     report["dropped"] = len(bad)
+    report["examples"] = examples
+    if examples is not None:
+        report["leaky"] = report["leaky"][:examples]
     return kept, report
 
 

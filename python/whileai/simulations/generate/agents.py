@@ -23,6 +23,7 @@ from whileai.errors import ConfigError
 from whileai.simulations.generate.resolve import resolve_agent as resolve_model_agent
 from whileai.simulations.generate.situation import Situation
 from whileai.simulations.models.spec import ModelSpec
+from whileai.simulations.unconfigured import no_model_message
 from whileai.simulations.world.rollout import current_rollout
 
 __all__ = [
@@ -148,11 +149,7 @@ def resolve_agent(agent: object, **backend_kwargs: Any) -> RolloutAgent:
         ConfigError: no agent, or a malformed model spec.
     """
     if agent is None:
-        raise ConfigError(
-            "no agent: pass agent= a callable (message -> {'steps', 'final_text'}), an object "
-            "with run(situation, *, world, seed), zps.seeded_agent(TOOLS), or a model spec "
-            "such as 'openai:gpt-4.1-mini'"
-        )
+        raise ConfigError(no_model_message("agent"))
     if is_model_spec(agent):
         resolved: RolloutAgent | None = resolve_model_agent(agent, **backend_kwargs)
         if resolved is None:  # agent=False: "no model"

@@ -47,7 +47,7 @@ class SourceCopyCheck:
         if not self.sources or not texts:
             return verdicts
         report = leakage_report([{"prompt": t} for t in texts], self.sources,
-                                threshold=self.threshold)
+                                threshold=self.threshold, examples=None)
         for hit in report["leaky"]:
             verdicts[hit["index"]] = "exact" if hit["exact"] else "near"
         return verdicts

@@ -25,6 +25,7 @@ from whileai.simulations.models.reply import json_in
 from whileai.simulations.models.resolve import resolve_spec
 from whileai.simulations.rows import json_text
 from whileai.simulations.rowsource import as_rows
+from whileai.simulations.unconfigured import no_model_message
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
            "prompt_hash", "render_transcript", "resolve_judge"]
@@ -285,10 +286,7 @@ def grade(
         judge, rubric=text, use_privileged=bool(use_privileged),
         temperature=float(temperature), policy=policy)
     if llm is None:
-        raise ConfigError(
-            "no judge model: pass grade(judge='openai:<model>' | 'vllm:<model>@<url>' | ...), "
-            "call whileai.configure(judge=...), or set WHILEAI_JUDGE; or pass judge= a callable"
-        )
+        raise ConfigError(no_model_message("judge"))
     row_list = as_rows(rows)
     try:
         scored = run_judge(row_list, llm, name=llm.name, version=llm.version, **run)

@@ -7,6 +7,7 @@ ScoredData(1 rows: 1 pass, 0 fail, 0 partial, 0 unjudged)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -47,6 +48,19 @@ class ScoredData:
 
     def __iter__(self) -> Any:
         return iter(self.rows)
+
+    def push(
+        self, name: str, *, parent: str | None = None, holdout: float | None = None,
+        purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
+        gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
+        description: str | None = None, api_key: str | None = None,
+    ) -> dict[str, Any]:
+        """Gate and push the graded rows to the platform (options as ``SimulationData.push``)."""
+        from whileai.platform.push import push_run
+
+        return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
+                        publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
+                        description=description, api_key=api_key)
 
     @property
     def trajectories(self) -> list[dict[str, Any]]:

@@ -1,14 +1,14 @@
 """Text embedders for prompt selection and near-copy checks: the built-in hash embedder or yours.
 
-``resolve_embedder("hash")`` gives the deterministic ``hash-v1`` embedder (word unigrams and
+``resolve_embedder("hash")`` gives the deterministic ``hash-v2`` embedder (word unigrams and
 adjacent bigrams hashed into ``dim`` buckets, L2-normalised; docs/kernels.md). Its ``name``
-records the algorithm version and the dim (``"hash-v1:256"``), so stored vectors say what made
+records the algorithm version and the dim (``"hash-v2:256"``), so stored vectors say what made
 them, and resolving that name again gives the same embedder. A callable ``texts -> vectors`` is
 accepted too and wrapped with a shape check.
 
 >>> embedder = resolve_embedder("hash", dim=8)
 >>> embedder.name
-'hash-v1:8'
+'hash-v2:8'
 >>> vectors = embedder.embed(["order 4412 shipped", ""])
 >>> vectors.shape, vectors.rows()[1] == [0.0] * 8
 ((2, 8), True)
@@ -41,7 +41,7 @@ __all__ = [
     "resolve_embedder",
 ]
 
-HASH_VERSION = "hash-v1"
+HASH_VERSION = "hash-v2"
 DEFAULT_DIM = 256
 EMBEDDER_SPECS = ("hash", HASH_VERSION, f"{HASH_VERSION}:<dim>", "a callable texts -> vectors")
 
@@ -92,13 +92,13 @@ class Counts:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HashEmbedder:
-    """The deterministic ``hash-v1`` embedder with ``dim`` buckets (the same in both backends)."""
+    """The deterministic ``hash-v2`` embedder with ``dim`` buckets (the same in both backends)."""
 
     dim: int = DEFAULT_DIM
 
     @property
     def name(self) -> str:
-        """The versioned name stored beside the vectors, e.g. ``"hash-v1:256"``."""
+        """The versioned name stored beside the vectors, e.g. ``"hash-v2:256"``."""
         return f"{HASH_VERSION}:{self.dim}"
 
     def embed(self, texts: Iterable[str]) -> Embedding:
@@ -169,15 +169,15 @@ def resolve_embedder(spec: object = "hash", *, dim: int = DEFAULT_DIM) -> Embedd
     """Turn an embedder setting into an embedder.
 
     Args:
-        spec: ``"hash"`` or ``"hash-v1"`` (the built-in embedder with ``dim`` buckets), a stored
-            name such as ``"hash-v1:512"`` (its own dim wins), an embedder object (returned as
+        spec: ``"hash"`` or ``"hash-v2"`` (the built-in embedder with ``dim`` buckets), a stored
+            name such as ``"hash-v2:512"`` (its own dim wins), an embedder object (returned as
             is), or a callable ``texts -> vectors``.
         dim: the number of hash buckets, an int >= 1.
 
     Raises:
         ConfigError: an unknown spec (the message lists the accepted ones) or a bad dim.
 
-    >>> resolve_embedder("hash-v1:64").dim
+    >>> resolve_embedder("hash-v2:64").dim
     64
     >>> resolve_embedder(lambda texts: [[1.0, 0.0] for _ in texts]).embed(["a"]).shape
     (1, 2)

@@ -31,7 +31,7 @@ class Advanced(TypedDict, total=False):
     Attributes:
         concurrency: parallel rollouts (32).
         stop_grace: seconds to wait for running rollouts and writer waves after a stop (5).
-        embedder: the prompt-selection embedder, ``"hash"`` or ``"hash-v1:<dim>"``.
+        embedder: the prompt-selection embedder, ``"hash"`` or ``"hash-v2:<dim>"``.
         seed: the seed of every draw (0): bit-for-bit at ``concurrency: 1`` or with
             ``reproducible=True``.
         avg_turns: target conversation length in turns (12).
@@ -124,14 +124,14 @@ def _canonical(knobs: Mapping[str, Any]) -> dict[str, Any]:
 
 def _embed_dim(spec: object) -> int:
     """Selection needs exact integer counts, so only the hash embedder family is accepted."""
-    from whileai.simulations.models.embedders import resolve_embedder
+    from whileai.simulations.models.embedders import HASH_VERSION, resolve_embedder
 
     embedder = resolve_embedder(spec)
     dim = getattr(embedder, "dim", None)
     if not hasattr(embedder, "counts") or not isinstance(dim, int):
         raise ConfigError(
             f"advanced['embedder'] = {spec!r}: prompt selection needs the hash embedder's "
-            "integer counts; use 'hash' or 'hash-v1:<dim>'"
+            f"integer counts; use 'hash' or '{HASH_VERSION}:<dim>'"
         )
     return dim
 

@@ -27,6 +27,7 @@ from whileai.secrets import mask_secrets
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
+from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.progress import Progress
 from whileai.simulations.run.allocation import Allocator, Job
 from whileai.simulations.run.config import RunConfig
@@ -153,6 +154,8 @@ def run(inputs: RunInputs) -> RunResult:
     lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
     stop: str | None = None
     start = time.monotonic()
+    if cfg.time_budget:  # a writer wave still running after the clock and stop_grace is dropped
+        source.deadline = start + cfg.time_budget + cfg.stop_grace
 
     def time_up() -> bool:
         return bool(cfg.time_budget) and time.monotonic() - start >= (cfg.time_budget or 0.0)
@@ -317,7 +320,7 @@ def _report(
         "agent": getattr(inputs.agent, "name", type(inputs.agent).__name__),
         "fault_rate": inputs.cfg.fault_rate,
         "faulted_rows": sum(1 for r in rows if r.get("faults")),
-        "embedder": f"hash-v1:{inputs.cfg.embed_dim}",
+        "embedder": f"{HASH_VERSION}:{inputs.cfg.embed_dim}",
         "kernel_backend": _backend.KERNEL_BACKENDS.get("select_diverse", "python"),
         "elapsed_seconds": round(elapsed, 3),
         **source.stats,
@@ -332,6 +335,8 @@ def _report(
         search["first_agent_error"] = first_error
     if abandoned:
         search["rollouts_abandoned"] = abandoned
+    if source.waves_abandoned:
+        search["writer_waves_abandoned"] = source.waves_abandoned
     if repeats > 1:
         groups = alloc.report()
         groups["cut"] = sum(1 for g in alloc.groups if any(r.get("group_cut") for r in g.rows))

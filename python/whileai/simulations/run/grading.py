@@ -2,9 +2,11 @@
 
 ``grade=True`` grades each row as it lands with the deterministic ``task_checklist`` (the
 conduct gate times the cell's outcome checks), exactly as ``grader=`` would, and the run's
-report warns that the flag is legacy. ``llm_grade=True`` asks the configured judge model
-(``whileai.configure(judge=...)`` or ``WHILEAI_JUDGE``) for an ``llm_reward`` on every finished
-row; the judge is checked before the run starts.
+report warns that the flag is legacy. ``llm_grade=True`` asks a judge model for an
+``llm_reward`` on every finished row: the configured judge (``whileai.configure(judge=...)`` or
+``WHILEAI_JUDGE``), else with only ``OPENAI_API_KEY`` set the OpenAI model
+``DEFAULT_OPENAI_JUDGE``; ``llm_grade="<judge spec>"`` names one explicitly. The judge is found
+before the run starts.
 
 >>> checklist_grader({"prompt": "hi", "steps": [], "final_text": "hello"})["reward"]
 1.0
@@ -12,15 +14,26 @@ row; the judge is checked before the run starts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from whileai.errors import ConfigError
 from whileai.simulations.export.checklist import task_checklist
-from whileai.simulations.judge.llm_judge import llm_grade_rows
+from whileai.simulations.judge.llm_judge import LLMJudge, llm_grade_rows, resolve_judge
 from whileai.simulations.models.resolve import resolve_spec
+from whileai.simulations.models.spec import ModelSpec
 
-__all__ = ["GRADE_WARNING", "checklist_grader", "llm_grade", "llm_grader", "require_judge"]
+__all__ = [
+    "DEFAULT_OPENAI_JUDGE",
+    "GRADE_WARNING",
+    "LLMGrader",
+    "checklist_grader",
+    "llm_grade",
+    "llm_grader",
+    "llm_judge_spec",
+    "require_judge",
+]
 
 GRADE_WARNING = ("grade=True is legacy: rows got the deterministic task_checklist reward; pass "
                  "grader=zps.task_checklist (same result) or grade later with data.grade(...)")
@@ -35,22 +48,55 @@ def checklist_grader(row: Mapping[str, Any]) -> dict[str, Any]:
 checklist_grader.cpu_bound = True  # type: ignore[attr-defined]  # see run.engine.rollout_threads
 
 
-def require_judge() -> None:
-    """Raise before the run when ``llm_grade=True`` has no judge model to ask.
+DEFAULT_OPENAI_JUDGE = "gpt-4.1-mini"
+_LOOKED_AT = ("llm_grade='<judge spec>', whileai.configure(judge=...), WHILEAI_JUDGE, "
+              "OPENAI_API_KEY")
+
+
+def llm_judge_spec(value: object = True) -> object:
+    """The judge ``llm_grade=`` asks: an explicit spec, else the configured judge
+    (``whileai.configure(judge=...)``, ``WHILEAI_JUDGE``), else, when ``OPENAI_API_KEY`` is set,
+    ``openai:`` + ``DEFAULT_OPENAI_JUDGE``.
 
     Raises:
-        ConfigError: no judge configured (the message names ``WHILEAI_JUDGE``).
+        ConfigError: none of them is set (the message lists every place looked at) or the
+            value is neither ``True`` nor a judge spec.
+
+    >>> llm_judge_spec("vllm:judge@http://127.0.0.1:9/v1")
+    'vllm:judge@http://127.0.0.1:9/v1'
     """
-    if resolve_spec("judge", None) is None:
-        raise ConfigError(
-            "llm_grade=True needs a judge model and none is configured: set WHILEAI_JUDGE "
-            "(e.g. 'openai:gpt-4.1-mini') or call whileai.configure(judge=...)"
-        )
+    if value is not True:
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, LLMJudge | ModelSpec):
+            return value
+        raise ConfigError(f"llm_grade must be True or a judge spec such as "
+                          f"'openai:{DEFAULT_OPENAI_JUDGE}', got {type(value).__name__}")
+    if resolve_spec("judge", None) is not None:
+        return None  # resolve_judge(None) finds the configured one
+    if os.environ.get("OPENAI_API_KEY"):
+        return f"openai:{DEFAULT_OPENAI_JUDGE}"
+    raise ConfigError(
+        "llm_grade=True needs a judge model and found none; looked at "
+        f"{_LOOKED_AT} (all unset). Set one: WHILEAI_JUDGE='openai:{DEFAULT_OPENAI_JUDGE}' "
+        "with OPENAI_API_KEY, a local OpenAI-compatible server as "
+        "WHILEAI_JUDGE='vllm:<model>@http://127.0.0.1:8000/v1', or OPENAI_API_KEY alone "
+        f"(judge {DEFAULT_OPENAI_JUDGE})"
+    )
 
 
-def llm_grade(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Add ``llm_reward`` to every row with the configured judge; return its counts."""
-    report: dict[str, Any] = llm_grade_rows(rows, judge=None)
+def require_judge(value: object = True) -> None:
+    """Raise before the run when ``llm_grade=`` has no judge model to ask.
+
+    Raises:
+        ConfigError: no judge found (the message names every setting looked at).
+    """
+    llm_judge_spec(value)
+
+
+def llm_grade(rows: list[dict[str, Any]], value: object = True) -> dict[str, Any]:
+    """Add ``llm_reward`` to every row with the ``llm_grade=`` judge; return its counts."""
+    report: dict[str, Any] = llm_grade_rows(rows, judge=llm_judge_spec(value))
     return report
 
 
@@ -61,10 +107,10 @@ class LLMGrader:
     a row is written once, already graded. ``report()`` gives the counts ``llm_grade`` gave.
     """
 
-    def __init__(self) -> None:
-        from whileai.simulations.judge.llm_judge import resolve_judge
-
-        self.judge: Any = resolve_judge(None)
+    def __init__(self, value: object = True) -> None:
+        spec = llm_judge_spec(value)  # raises, naming every setting looked at
+        self.owned = not isinstance(spec, LLMJudge)
+        self.judge: Any = spec if isinstance(spec, LLMJudge) else resolve_judge(spec)
         if self.judge is None:
             raise ConfigError("llm_grade=True needs a judge model: set WHILEAI_JUDGE or "
                               "whileai.configure(judge=...)")
@@ -80,10 +126,11 @@ class LLMGrader:
                 "failed": failed}
 
     def close(self) -> None:
-        """Close the judge's connection."""
-        self.judge.close()
+        """Close the judge's connection (unless the caller passed the judge in)."""
+        if self.owned:
+            self.judge.close()
 
 
-def llm_grader() -> LLMGrader:
-    """The in-run grader for ``llm_grade=True`` (raises ``ConfigError`` with no judge)."""
-    return LLMGrader()
+def llm_grader(value: object = True) -> LLMGrader:
+    """The in-run grader for ``llm_grade=`` (raises ``ConfigError`` with no judge)."""
+    return LLMGrader(value)

@@ -18,9 +18,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from whileai import _backend
 from whileai.simulations.generate.diversity import pick_per_group
@@ -93,6 +97,37 @@ class SituationSource:
             self.stats.update(trace_copies_skipped=0, trace_copies_exact=0, trace_copies_near=0)
         self._verdicts: dict[str, object] = {}  # reject's answers for the batch being picked
         self._dry = 0
+        # set by the engine when the run has a clock: the monotonic time (time budget plus
+        # stop_grace) past which a writer wave still running is abandoned and counted
+        self.deadline: float | None = None
+        self.waves_abandoned = 0
+
+    def _write(self, drafts: list[Draft]) -> list[str]:
+        """One writer wave; past ``deadline`` it is abandoned (counted) and the source stops."""
+        if self.deadline is None:
+            return list(self.writer.write(drafts))
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["texts"] = list(self.writer.write(drafts))
+            except BaseException as exc:  # re-raised in the engine's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="whileai-writer-wave", daemon=True)
+        worker.start()
+        worker.join(max(0.0, self.deadline - time.monotonic()))
+        if worker.is_alive():
+            self.waves_abandoned += 1
+            self.exhausted = "time_budget"
+            stop = getattr(self.writer, "stop", None)
+            if callable(stop):
+                with contextlib.suppress(Exception):
+                    stop()
+            return [""] * len(drafts)
+        if "error" in box:
+            raise box["error"]
+        return list(box["texts"])
 
     def next(self) -> Drawn | None:
         """The next situation, or None when the source is exhausted (see ``exhausted``)."""
@@ -141,7 +176,9 @@ class SituationSource:
             drafts.append(base)  # candidate 0
             drafts.extend(with_candidate(base, c) for c in range(1, CANDIDATES))
             groups.extend([g] * CANDIDATES)
-        texts = self.writer.write(drafts)
+        texts = self._write(drafts)
+        if self.waves_abandoned and self.exhausted == "time_budget":
+            return
         self.stats["candidates"] += len(texts)
         many = getattr(self.reject, "many", None)
         if callable(many):  # screen the whole batch for source copies in one pass
@@ -194,7 +231,9 @@ class SituationSource:
         for p in range(1, self.cfg.phrasings):
             cell = _rephrase(draft.cell, self.grid, p)
             phr = replace(draft, cell=cell, phrasing=p, candidate=0)
-            worded = self.writer.write([phr])[0]
+            worded = self._write([phr])[0]
+            if self.waves_abandoned and self.exhausted == "time_budget":
+                break
             if not self._fresh(worded):
                 self.stats["duplicates_skipped"] += bool(worded.strip())
                 continue

@@ -1,12 +1,11 @@
 """Numeric and mathematical answers: ``Numeric`` (a number within tolerance) and ``MathEqual``.
 
-``MathEqual`` reads the final answer (the last ``\\boxed{...}``, else the text after "answer
-is", else the last number or fraction), turns LaTeX into plain arithmetic (``\\frac{a}{b}``,
-``\\dfrac``, ``\\sqrt``, ``\\cdot``, ``\\pi``, ``^``), and compares exactly as fractions when it
-can, else numerically with a tolerance, else symbolically with sympy when it is installed (the
-``math`` extra), else as normalised text.
+``MathEqual`` is built on Hugging Face's ``math-verify`` (the ``math`` extra): it extracts the
+final answer from each side (a ``\\boxed{}`` first, then LaTeX, then plain expressions) and
+compares them as mathematics: ``\\frac34`` equals ``0.75``, ``(x+1)^2`` equals ``x^2+2x+1``,
+``\\{1, 2\\}`` equals ``\\{2, 1\\}``, ``10\\%`` equals ``0.1``. ``Numeric`` needs no extra.
 
->>> MathEqual()({"final_text": "so the result is \\\\boxed{\\\\frac{3}{4}}", "answer": "0.75"})[
+>>> MathEqual()({"final_text": "so the result is \\boxed{\\frac{3}{4}}", "answer": "0.75"})[
 ...     "reward"]
 1.0
 >>> Numeric()({"final_text": "It costs $1,250.00 total.", "answer": 1250})["reward"]
@@ -15,16 +14,16 @@ can, else numerically with a tolerance, else symbolically with sympy when it is 
 
 from __future__ import annotations
 
-import ast
 import math
-import operator
 import re
+import threading
 from fractions import Fraction
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.simulations.judge.verify.base import Verifier
 
-__all__ = ["MathEqual", "Numeric", "extract_answer", "last_number", "latex_to_expr"]
+__all__ = ["MathEqual", "Numeric", "last_number"]
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s*/\s*-?\d+(?:\.\d+)?)?|-?\.\d+")
 
@@ -80,178 +79,144 @@ class Numeric(Verifier):
         return (1.0 if same else 0.0), f"got {float(got):g}, gold {float(want):g}"
 
 
-def _braced(text: str, start: int) -> tuple[str, int] | None:
-    """The content of the ``{...}`` opening at ``start`` and the index after it."""
-    if start >= len(text) or text[start] != "{":
-        return None
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : i], i + 1
-    return None
+_DELIMITED = re.compile(r"\$|\\\(|\\\[|\\boxed|\\begin\{")
+_PROSE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 
 
-def extract_answer(text: str) -> str:
-    """The final answer in a worked reply: last ``\\boxed{}``, else after "answer is", else all.
-
-    >>> extract_answer("first \\\\boxed{1} then \\\\boxed{\\\\frac{1}{2}}")
-    '\\\\frac{1}{2}'
-    """
-    text = str(text)
-    at = text.rfind("\\boxed")
-    if at >= 0:
-        inner = _braced(text, at + len("\\boxed"))
-        if inner is not None:
-            return inner[0].strip()
-    match = re.search(r"answer\s*(?:is|:|=)\s*(.+?)\s*(?:\.\s|\.?$)", text, re.I | re.S)
-    if match:
-        return match.group(1).strip().strip("$")
-    return text.strip()
+def _bare(text: str) -> bool:
+    """A bare answer (``x^2+1``, ``\\{1, 2\\}``): no math delimiters and no prose words."""
+    return len(text) <= 200 and not _DELIMITED.search(text) and not _PROSE.search(text)
 
 
-def latex_to_expr(text: str) -> str:
-    """Plain arithmetic from simple LaTeX.
-
-    >>> latex_to_expr("\\\\frac{1}{2} \\\\cdot 2^{3}")
-    '((1)/(2))*2**(3)'
-    """
-    s = str(text).replace("$", "").replace("\\left", "").replace("\\right", "")
-    s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\!", "")
-    while "\\frac" in s:
-        at = s.find("\\frac")
-        top = _braced(s, at + 5)
-        bottom = _braced(s, top[1]) if top else None
-        if top is None or bottom is None:
-            break
-        s = s[:at] + f"(({top[0]})/({bottom[0]}))" + s[bottom[1] :]
-    while "\\sqrt" in s:
-        at = s.find("\\sqrt")
-        inner = _braced(s, at + 5)
-        if inner is None:
-            break
-        s = s[:at] + f"sqrt({inner[0]})" + s[inner[1] :]
-    for a, b in (
-        ("\\cdot", "*"),
-        ("\\times", "*"),
-        ("\\pi", "pi"),
-        ("^", "**"),
-        ("{", "("),
-        ("}", ")"),
-        ("\\,", ""),
-        ("\\ ", ""),
-    ):
-        s = s.replace(a, b)
-    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
-    s = "".join(s.split()).rstrip(".")
-    return re.sub(
-        r"(?<=[\d)])(?=[a-zA-Z(])(?![eE][-+]?\d)", "*", s
-    )  # implicit products: 2x, 2sqrt(2), )(
-
-
-_OPS: dict[type, Any] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-}
-
-
-def _evaluate(node: ast.AST) -> Fraction | float:
-    """Evaluate a tiny arithmetic AST: numbers, + - * / **, sqrt(), pi. Anything else raises."""
-    if isinstance(node, ast.Expression):
-        return _evaluate(node.body)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        number = node.value
-        return Fraction(number) if isinstance(number, int) else float(number)  # type: ignore[arg-type]
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, ast.Pow):
-            if isinstance(right, Fraction) and right.denominator == 1 and abs(right) <= 64:
-                power = int(right)
-                if isinstance(left, Fraction):
-                    return Fraction(left) ** power
-                return float(left) ** power
-            return float(float(left) ** float(right))
-        return _OPS[type(node.op)](left, right)  # type: ignore[no-any-return]
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_evaluate(node.operand))  # type: ignore[no-any-return]
-    if isinstance(node, ast.Name) and node.id == "pi":
-        return math.pi
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "sqrt"
-        and len(node.args) == 1
-    ):
-        return math.sqrt(float(_evaluate(node.args[0])))
-    raise ValueError("unsupported expression")
-
-
-def _value(expr: str) -> Fraction | float | None:
+def _math_verify() -> Any:
     try:
-        return _evaluate(ast.parse(expr, mode="eval"))
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, TypeError, RecursionError):
-        return None
+        import math_verify  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError as exc:
+        raise ImportError(
+            "MathEqual needs the math-verify library: pip install 'whileai[math]'"
+        ) from exc
+    return math_verify
 
 
-_SAFE_CHARS = re.compile(r"^[0-9a-zA-Z+\-*/().]*$")
-_SAFE_NAMES = {"sqrt", "pi", "sin", "cos", "tan", "log", "exp", "E"}
+def _shown(extracted: list[Any]) -> str:
+    """How an extraction reads in a reason: the parsed value and the text it came from."""
+    if not extracted:
+        return "nothing"
+    value, source = extracted[0], extracted[-1]
+    shown = str(value)[:60]
+    return shown if str(source) == shown else f"{shown} (from {str(source)[:60]!r})"
 
 
-def _safe_for_sympy(expr: str) -> bool:
-    """Only arithmetic over single-letter variables and a few functions reach sympify (eval)."""
-    if not _SAFE_CHARS.match(expr) or len(expr) > 200:
-        return False
-    names = re.findall(r"[A-Za-z_]+", re.sub(r"\d[eE][-+]?\d", "0", expr))
-    return all(len(n) == 1 or n in _SAFE_NAMES for n in names)
-
-
-def _sympy_equal(a: str, b: str) -> bool | None:
-    if not (_safe_for_sympy(a) and _safe_for_sympy(b)):
-        return None
-    try:
-        import sympy  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
-        return None
-    try:
-        diff = sympy.simplify(sympy.sympify(a) - sympy.sympify(b))
-    except Exception:  # sympy raises many types on unparseable text
-        return None
-    return bool(diff == 0)
+class _TimedOut(Exception):
+    pass
 
 
 class MathEqual(Verifier):
-    """1 when the reply's final answer equals the gold as a number or expression."""
+    """1 when the reply's final answer equals the gold, as Math-Verify compares them.
+
+    Both sides are parsed by the ``math-verify`` library (extra ``math``) with its LaTeX and
+    plain-expression extraction (boxed answers first; a bare gold such as ``x^2+1`` is read as
+    LaTeX), and compared by its ``verify``: numbers within ``float_rounding`` decimals, symbolic
+    equality, sets, intervals, percentages, equations and matrices. ``rel_tol`` additionally
+    accepts two plain numbers within that relative tolerance. ``timeout`` (whole seconds) bounds
+    each parse and comparison when the verifier runs in the main thread (the library's timeout is
+    a signal alarm); in worker threads, such as ``run_judge``'s, the caller's per-row deadline
+    applies instead. A gold with nothing to parse, or a timeout, is ``reward=None``, never a guess.
+
+    Raises:
+        ImportError: ``math-verify`` is not installed (``pip install 'whileai[math]'``).
+        ConfigError: a knob out of range.
+    """
+
+    version = "2"
 
     def __init__(
-        self, *, field: str | None = None, rel_tol: float = 1e-9, name: str | None = None
+        self,
+        *,
+        field: str | None = None,
+        rel_tol: float = 1e-9,
+        float_rounding: int = 6,
+        numeric_precision: int = 15,
+        strict: bool = True,
+        timeout: int | None = 5,
+        name: str | None = None,
     ) -> None:
         super().__init__(field=field, name=name)
-        self.rel_tol = rel_tol
+        self._mv = _math_verify()
+        if isinstance(rel_tol, bool) or not isinstance(rel_tol, int | float) or rel_tol < 0:
+            raise ConfigError(f"MathEqual(rel_tol=) must be a number >= 0, got {rel_tol!r}")
+        for knob, value in (("float_rounding", float_rounding),
+                            ("numeric_precision", numeric_precision)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"MathEqual({knob}=) must be an int >= 1, got {value!r}")
+        if timeout is not None and (
+                isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1):
+            raise ConfigError(f"MathEqual(timeout=) must be whole seconds >= 1 or None, "
+                              f"got {timeout!r}")
+        self.rel_tol, self.float_rounding = float(rel_tol), float_rounding
+        self.numeric_precision, self.strict, self.timeout = numeric_precision, strict, timeout
+        self._config = [self._mv.LatexExtractionConfig(), self._mv.ExprExtractionConfig()]
+
+    def _timeout(self) -> int | None:
+        """The library's signal-alarm timeout works only in the main thread."""
+        return self.timeout if threading.current_thread() is threading.main_thread() else None
+
+    def _parse(self, text: str) -> list[Any]:
+        for attempt in [f"${text}$", text] if _bare(text) else [text]:
+            try:
+                found = self._mv.parse(attempt, extraction_config=self._config,
+                                       parsing_timeout=self._timeout(), raise_on_error=True)
+            except self._mv.errors.TimeoutException as exc:
+                raise _TimedOut(f"parsing {text[:60]!r} took over {self.timeout}s") from exc
+            except Exception:  # the parser raises many types on text it cannot read
+                found = []
+            if found:
+                return list(found)
+        return []
+
+    def _pair(self, gold: Any, got: Any) -> bool | None:
+        """One gold/answer pair through ``verify`` (None: it timed out)."""
+        try:
+            return bool(self._mv.verify(gold, got, float_rounding=self.float_rounding,
+                                        numeric_precision=self.numeric_precision,
+                                        strict=self.strict, timeout_seconds=self._timeout(),
+                                        raise_on_error=True))
+        except self._mv.errors.TimeoutException:
+            return None
+        except Exception:  # an uncomparable pair is not equal (the library's rule)
+            return False
+
+    def _same(self, gold: list[Any], got: list[Any]) -> bool:
+        verdicts = [self._pair(g, t) for g in gold for t in got]
+        if True in verdicts or _close(gold[0], got[0], self.rel_tol):
+            return True
+        if None in verdicts:
+            raise _TimedOut(f"comparing took over {self.timeout}s")
+        return False
 
     def check(self, candidate: str, gold: Any, row: dict[str, Any]) -> Any:
-        got_text = latex_to_expr(extract_answer(candidate))
-        want_text = latex_to_expr(extract_answer(str(gold)))
-        if not got_text:
-            return 0.0, "no final answer in the reply"
-        got, want = _value(got_text), _value(want_text)
-        if got is None and (n := last_number(got_text)) is not None and _value(want_text):
-            got = n
-        if got is not None and want is not None:
-            if isinstance(got, Fraction) and isinstance(want, Fraction):
-                same = got == want
-            else:
-                same = math.isclose(float(got), float(want), rel_tol=self.rel_tol, abs_tol=1e-12)
-            return (1.0 if same else 0.0), f"got {got_text!r:.40}, gold {want_text!r:.40}"
-        symbolic = _sympy_equal(got_text, want_text)
-        if symbolic is not None:
-            return (1.0 if symbolic else 0.0), f"symbolic: {got_text!r:.40} vs {want_text!r:.40}"
-        same = got_text.casefold() == want_text.casefold()
-        return (1.0 if same else 0.0), f"text: {got_text!r:.40} vs {want_text!r:.40}"
+        try:
+            want = self._parse(str(gold))
+            if not want:
+                return None, f"nothing to compare in the gold {str(gold)[:60]!r}"
+            got = self._parse(candidate)
+            if not got:
+                return 0.0, f"no final answer in the reply; gold {_shown(want)}"
+            same = self._same(want, got)
+        except _TimedOut as exc:
+            return None, f"math-verify timed out: {exc}"
+        verdict = "equal" if same else "not equal"
+        return (1.0 if same else 0.0), f"{verdict}: answer {_shown(got)}, gold {_shown(want)}"
+
+
+def _close(a: Any, b: Any, rel_tol: float) -> bool:
+    """Two plain real numbers within ``rel_tol`` (the old ``MathEqual(rel_tol=)`` knob)."""
+    if rel_tol <= 0 or isinstance(a, str) or isinstance(b, str):
+        return False
+    try:
+        if not (getattr(a, "is_number", False) and getattr(b, "is_number", False)):
+            return False
+        x, y = float(a), float(b)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=rel_tol)

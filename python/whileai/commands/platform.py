@@ -1,0 +1,178 @@
+"""Platform commands: login, status, logout, datasets, pull, purge, signup.
+
+They talk to a whileai server (``whileai serve``) through ``whileai.platform``; each command
+prints with a ``format_*`` function so the output is testable without a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["format_datasets", "format_purge", "format_status", "register"]
+
+
+def register(sub: Any) -> None:
+    """Add the platform commands to the CLI."""
+    login = sub.add_parser("login", help="check an API key against the server and save it",
+                           epilog="example:\n  whileai login --key wai_... --url http://127.0.0.1:6070")
+    login.add_argument("--key", default=None, help="the API key (else WHILEAI_API_KEY, else asked)")
+    login.add_argument("--url", default=None,
+                       help="the server (else WHILEAI_BASE_URL, else http://127.0.0.1:6070)")
+    login.set_defaults(func=run_login)
+    status = sub.add_parser("status", help="which server and account this machine uses",
+                            epilog="example:\n  whileai status\n\nExit 1 when not logged in.")
+    status.set_defaults(func=run_status)
+    logout = sub.add_parser("logout", help="forget the saved API key",
+                            epilog="example:\n  whileai logout")
+    logout.set_defaults(func=run_logout)
+    listing = sub.add_parser("datasets", help="list your datasets, newest first",
+                             epilog="example:\n  whileai datasets")
+    listing.set_defaults(func=run_datasets)
+    pull = sub.add_parser("pull", help="download a dataset as JSONL",
+                          epilog="example:\n  whileai pull ds_1a2b3c -o train.jsonl")
+    pull.add_argument("dataset_id", metavar="ID", help="the dataset id (ds_...)")
+    pull.add_argument("-o", "--output", default=None, help="file to write (default: ID.jsonl)")
+    pull.set_defaults(func=run_pull)
+    purge = sub.add_parser(
+        "purge", help="delete an agent and its datasets, or empty datasets",
+        epilog="examples:\n  whileai purge --agent my-agent --dry-run\n"
+               "  whileai purge --empty --max-rows 10")
+    purge.add_argument("--agent", default=None, help="the agent to remove with everything under it")
+    purge.add_argument("--empty", action="store_true",
+                       help="delete datasets with no bytes (or --max-rows rows or fewer)")
+    purge.add_argument("--max-rows", type=int, default=0,
+                       help="with --empty: also delete sets with at most this many rows")
+    purge.add_argument("--dry-run", action="store_true", help="only count what would go")
+    purge.set_defaults(func=run_purge)
+    signup = sub.add_parser("signup", help="create an account (servers with --open-signup)",
+                            epilog="example:\n  whileai signup --email me@example.com")
+    signup.add_argument("--email", required=True, help="the account's e-mail address")
+    signup.add_argument("--url", default=None, help="the server (as for login)")
+    signup.set_defaults(func=run_signup)
+
+
+def format_status(url: str, info: dict[str, Any] | None, source: str) -> str:
+    """Where the key comes from and what the server says about the account.
+
+    >>> format_status("http://h", None, "nowhere")
+    'server http://h; not logged in (whileai login --key K)'
+    """
+    if info is None:
+        return f"server {url}; not logged in (whileai login --key K)"
+    usage, limits = info["usage"], info["limits"]
+    return (f"server {url}; account {info['name']} ({info['tier']}); key from {source}; "
+            f"{usage['datasets']} datasets, {usage['storageBytes']:,} of "
+            f"{limits['storageBytes']:,} bytes")
+
+
+def format_datasets(listing: dict[str, Any]) -> str:
+    """One line per dataset, then the storage used.
+
+    >>> format_datasets({"datasets": [], "storageBytes": 0})
+    'no datasets (0 bytes stored)'
+    """
+    if not listing["datasets"]:
+        return f"no datasets ({listing['storageBytes']:,} bytes stored)"
+    lines = [f"{'id':<28} {'rows':>9} {'purpose':<8} {'public':<6} name"]
+    lines.extend(f"{d['datasetId']:<28} {d['rows']:>9,} {d['purpose']:<8} "
+                 f"{'yes' if d['public'] else 'no':<6} {d['name']}" for d in listing["datasets"])
+    lines.append(f"{len(listing['datasets'])} datasets, {listing['storageBytes']:,} bytes stored")
+    return "\n".join(lines)
+
+
+def format_purge(report: dict[str, Any]) -> str:
+    """What a purge removed (or would remove).
+
+    >>> format_purge({"deleted": ["ds_1"], "count": 1, "dryRun": True})
+    'would delete 1 dataset(s): ds_1'
+    """
+    verb = "would delete" if report.get("dryRun") else "deleted"
+    if "agent" in report:
+        return (f"{verb} agent {report['agent']}: {report['datasets']} dataset(s), "
+                f"{report['traces']} trace(s)")
+    return f"{verb} {report['count']} dataset(s): {', '.join(report['deleted']) or '-'}"
+
+
+def run_login(args: argparse.Namespace) -> int:
+    """Check the key with ``GET /v1/account`` and save it only when the server accepts it."""
+    import getpass
+
+    from whileai.config import setting
+    from whileai.platform.account import account
+    from whileai.platform.credentials import find_url, save_login
+
+    key = args.key or setting("API_KEY") or getpass.getpass("whileai API key: ")
+    url = find_url(args.url)
+    info = account(key, base_url=url)
+    path = save_login(key, url)
+    print(f"logged in to {url} as {info['name']}; key saved to {path}")
+    return 0
+
+
+def run_status(_args: argparse.Namespace) -> int:
+    """Print the server, the account and where the key came from; exit 1 when logged out."""
+    from whileai.config import setting
+    from whileai.platform.account import account
+    from whileai.platform.credentials import find_url, read_login
+
+    url = find_url()
+    source = "WHILEAI_API_KEY" if setting("API_KEY") else read_login().get("path", "")
+    if not source:
+        print(format_status(url, None, ""))
+        return 1
+    print(format_status(url, account(), source))
+    return 0
+
+
+def run_logout(_args: argparse.Namespace) -> int:
+    """Delete the saved key."""
+    from whileai.platform.credentials import credentials_path, delete_login
+
+    print("logged out" if delete_login() else f"no saved login at {credentials_path()}")
+    return 0
+
+
+def run_datasets(_args: argparse.Namespace) -> int:
+    """List the account's datasets."""
+    from whileai.platform.datasets import datasets
+
+    print(format_datasets(datasets()))
+    return 0
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    """Write a dataset to a JSONL file."""
+    from whileai.platform.datasets import pull
+
+    path = pull(args.dataset_id, args.output or f"{args.dataset_id}.jsonl")
+    print(f"wrote {path}")
+    return 0
+
+
+def run_purge(args: argparse.Namespace) -> int:
+    """Remove an agent with everything under it, or the account's empty datasets."""
+    from whileai.platform.agents import purge_agent
+    from whileai.platform.datasets import delete_empty_datasets
+
+    if (args.agent is None) == (not args.empty):
+        print("whileai purge: pass --agent NAME or --empty (one of them)")
+        return 2
+    if args.agent is not None:
+        report = purge_agent(args.agent, dry_run=args.dry_run)
+    else:
+        report = delete_empty_datasets(max_rows=args.max_rows, dry_run=args.dry_run)
+    print(format_purge(report))
+    return 0
+
+
+def run_signup(args: argparse.Namespace) -> int:
+    """Create an account, save its key, print where."""
+    from whileai.platform.account import signup
+    from whileai.platform.credentials import find_url, save_login
+
+    url = find_url(args.url)
+    made = signup(args.email, base_url=url)
+    path = save_login(made["key"], url)
+    print(f"account {made['account']} created on {url}; its key is saved to {path}")
+    return 0

@@ -1,0 +1,67 @@
+"""``whileai serve``: run the self-hosted platform (needs the ``server`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run_serve"]
+
+
+def register(sub: Any) -> None:
+    """Add ``serve`` to the CLI."""
+    serve = sub.add_parser(
+        "serve", help="run the platform server (datasets, agents, keys)",
+        epilog="examples:\n  whileai serve --create-key me      # mint an API key, printed once\n"
+               "  whileai serve --dir ./server --port 6070\n"
+               "  WHILEAI_DATABASE_URL=postgresql://u:p@host/db whileai serve --host 0.0.0.0",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind")
+    serve.add_argument("--port", type=int, default=6070, help="port to listen on")
+    serve.add_argument("--dir", default=None,
+                       help="server folder (WHILEAI_SERVER_DIR, else ~/.whileai/server)")
+    serve.add_argument("--create-key", metavar="NAME", default=None,
+                       help="mint an API key for account NAME, print it once and exit")
+    serve.add_argument("--admin", action="store_true",
+                       help="with --create-key: the account may mint keys for others")
+    serve.add_argument("--open-signup", action="store_true",
+                       help="let anyone create an account (POST /v1/signup); off by default")
+    serve.add_argument("--max-storage-bytes", type=int, default=None,
+                       help="stored bytes per account (default: 50 GiB)")
+    serve.add_argument("--max-rows-per-dataset", type=int, default=None,
+                       help="rows one dataset may hold (default: 50,000,000)")
+    serve.add_argument("--max-request-bytes", type=int, default=None,
+                       help="largest request body; bigger ones get 413 (default: 8 GiB)")
+    serve.add_argument("--log-level", default="warning", help="uvicorn log level")
+    serve.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Start the server, or mint a key and exit."""
+    from whileai.server import require_extra
+
+    try:
+        require_extra()
+    except ImportError as exc:
+        print(f"whileai serve: {exc}", file=sys.stderr)
+        return 2
+    from whileai.server.config import ServerConfig, default_directory
+
+    limits = {name: getattr(args, name) for name in
+              ("max_storage_bytes", "max_rows_per_dataset", "max_request_bytes")
+              if getattr(args, name) is not None}
+    config = ServerConfig(
+        directory=Path(args.dir).expanduser() if args.dir else default_directory(),
+        database=os.environ.get("WHILEAI_DATABASE_URL", ""),
+        open_signup=args.open_signup, **limits,
+    )
+    from whileai.server import serve
+
+    if args.create_key:
+        print(serve.create_key(config, args.create_key, admin=args.admin))
+        return 0
+    serve.run(config, host=args.host, port=args.port, log_level=args.log_level)
+    return 0

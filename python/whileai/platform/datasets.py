@@ -1,0 +1,375 @@
+"""Dataset calls: push, pull, list, change, delete, preview, profile, publish, catalog.
+
+Rows travel as row-schema v1 JSONL. A push streams its body (never the whole set in memory)
+and the server makes the dataset visible only once every byte is stored. ``pull`` reads every
+part the manifest lists and checks each part's SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from whileai.errors import RowError
+from whileai.platform.errors import PlatformError
+from whileai.platform.http import Connection, call, connect, json_of
+
+__all__ = [
+    "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
+    "publish", "pull", "push_file", "push_rows", "unpublish", "update_dataset",
+]
+
+CHUNK = 1 << 20
+
+
+def _encode(rows: Sequence[dict[str, Any]]) -> Callable[[], Iterator[bytes]]:
+    """A body factory: the rows as JSONL, in ~1 MB chunks (a RowError names the bad row)."""
+
+    from whileai.simulations.io import dumps_row
+
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+    def chunks() -> Iterator[bytes]:
+        buffer: list[str] = []
+        size = 0
+        for index, row in enumerate(rows):
+            try:  # one reused encoder (fast); dumps_row handles odd values and names bad ones
+                line = encode(row) if type(row) is dict else dumps_row(row, where=f"rows[{index}]")
+            except (TypeError, ValueError, RecursionError):
+                line = dumps_row(row, where=f"rows[{index}]")
+            buffer.append(line)
+            size += len(line) + 1
+            if size >= CHUNK:
+                yield ("\n".join(buffer) + "\n").encode("utf-8")
+                buffer, size = [], 0
+        if buffer:
+            yield ("\n".join(buffer) + "\n").encode("utf-8")
+
+    return chunks
+
+
+def _send(conn: Connection, body: Callable[[], Any], *, name: str, purpose: str | None,
+          mode: str | None, agent: str | None, description: str | None, parent: str | None,
+          linked: str | None = None) -> dict[str, Any]:
+    params = {"name": name, "purpose": purpose or "train", "mode": mode, "agent": agent,
+              "description": description, "parent": parent, "linked": linked}
+    headers = {"Content-Type": "application/x-ndjson"}
+    response = call(conn, "POST", "/v1/datasets", params=params, body=body, headers=headers,
+                    timeout=3600.0)
+    entry: dict[str, Any] = json_of(response)
+    return entry
+
+
+def _holdout_power(entry: dict[str, Any], rows: Sequence[dict[str, Any]],
+                   prove_effect: float) -> None:
+    from whileai.simulations.measure.power import detectable_effect
+    from whileai.simulations.rowsource import task_key
+
+    tasks = len({task_key(r) for r in rows}) or 1
+    effect = detectable_effect(tasks)
+    if effect > prove_effect:
+        message = (f"holdout {entry['datasetId']}: {tasks} tasks can only prove a gain of "
+                   f"{effect:.3f} or more at 80% power, not {prove_effect}; hold out more tasks")
+        entry.setdefault("warnings", []).append(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def push_rows(
+    rows: list[dict[str, Any]], name: str, api_key: str | None = None, parent: str | None = None,
+    gate: bool = False, mode: str | None = None, purpose: str | None = None,
+    agent: str | None = None, description: str | None = None, endorsed: Sequence[str] = (),
+    strict_hacks: bool = False, prove_effect: float = 0.05, *, linked: str | None = None,
+    base_url: str | None = None,
+) -> dict[str, Any]:
+    """Upload rows as JSONL into a new dataset; return its registry entry (``datasetId``...).
+
+    Args:
+        rows: row dicts (schema v1). name: the dataset's name. parent: the ``ds_`` id this set
+            iterates on (lineage). gate: run ``publish_gate`` first (its report comes back as
+            ``entry["gate"]``). mode: the simulation mode that made it. purpose: ``train``
+            (default), ``holdout``, ``eval`` or ``raw``. endorsed / strict_hacks: passed to the
+            gate's hack scan. prove_effect: a holdout push warns when it is too small to prove
+            this gain. linked: the ``ds_`` id of its train/holdout twin.
+
+    Raises:
+        PublishGateError: the gate refused the rows (nothing was sent).
+        RowError: a row cannot be written as JSON (nothing was stored).
+        NoKeyError, KeyRefusedError, PlatformQuotaError, UnreachableError: see the message.
+
+    >>> push_rows([{"prompt": "hi"}], "smoke")["rows"]  # doctest: +SKIP
+    1
+    """
+    conn = connect(api_key, base_url=base_url)
+    rows = list(rows)
+    report = None
+    if gate:
+        from whileai.simulations.select.gate import publish_gate
+
+        report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
+                              endorsed=list(endorsed) or None, strict_hacks=strict_hacks)
+    entry = _send(conn, _encode(rows), name=name, purpose=purpose, mode=mode, agent=agent,
+                  description=description, parent=parent, linked=linked)
+    if report is not None:
+        entry["gate"] = report
+    if purpose == "holdout":
+        _holdout_power(entry, rows, prove_effect)
+    return entry
+
+
+class _FileBody:
+    """A JSONL file as an upload body: its length, then ~1 MB chunks, each line checked.
+
+    Every line is parsed as it is read, so a bad line raises ``RowError`` (file:line) in the
+    middle of the upload; the server then drops the partial part and stores nothing.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.size = path.stat().st_size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[bytes]:
+        checked = 0
+        carry = b""
+        with open(self.path, "rb") as handle:
+            while chunk := handle.read(CHUNK):
+                block = carry + chunk
+                end = block.rfind(b"\n")
+                carry = block[end + 1:] if end >= 0 else block
+                if end >= 0:
+                    lines = block[:end].split(b"\n")
+                    _check_lines(lines, self.path, checked)
+                    checked += len(lines)
+                yield chunk
+        if carry:
+            _check_lines([carry], self.path, checked)
+
+
+def _check_lines(lines: list[bytes], path: Path, before: int) -> None:
+    """Refuse a line that is not one JSON object, naming ``file:line``."""
+    from whileai.simulations.jsondepth import loads_limited
+
+    for offset, line in enumerate(lines, start=before + 1):
+        if not line.strip():
+            continue
+        try:
+            row = loads_limited(line, where=f"{path}:{offset}")
+        except ValueError as exc:
+            if isinstance(exc, RowError):
+                raise
+            raise RowError(f"{path}:{offset}: not valid JSON ({exc}); fix or delete that "
+                           "line, nothing was stored") from None
+        if not isinstance(row, dict):
+            raise RowError(f"{path}:{offset}: expected a JSON object (one row per line), got "
+                           f"{type(row).__name__}; nothing was stored")
+
+
+def push_file(
+    path: str | os.PathLike[str], name: str | None = None, api_key: str | None = None,
+    parent: str | None = None, gate: bool = True, mode: str | None = None, *,
+    base_url: str | None = None,
+) -> dict[str, Any]:
+    """Upload a JSONL file; ``gate=True`` stamps and checks rows first (``entry["gate"]``).
+
+    With ``gate=False`` the bytes go up exactly as they are on disk (after every line is
+    checked to be one JSON object).
+
+    Raises:
+        RowError: a line is not a JSON object (``file:line``); nothing was sent.
+        PublishGateError: the gate refused the rows; nothing was sent.
+
+    >>> push_file("rows.jsonl")["datasetId"]  # doctest: +SKIP
+    'ds_...'
+    """
+    from whileai.simulations.io import read_jsonl
+
+    source = Path(path)
+    title = name or source.name
+    if gate:
+        rows = list(read_jsonl(source))
+        return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
+                         base_url=base_url)
+    conn = connect(api_key, base_url=base_url)
+    if source.suffix == ".gz":
+        rows = list(read_jsonl(source))
+        return _send(conn, _encode(rows), name=title, purpose=None, mode=mode, agent=None,
+                     description=None, parent=parent)
+
+    return _send(conn, lambda: _FileBody(source), name=title, purpose=None, mode=mode,
+                 agent=None, description=None, parent=parent)
+
+
+def _manifest(dataset_id: str, api_key: str | None,
+              base_url: str | None) -> tuple[Connection, dict[str, Any]]:
+    conn = connect(api_key, base_url=base_url, need_key=False)
+    manifest: dict[str, Any] = json_of(call(conn, "GET", f"/v1/datasets/{dataset_id}/manifest"))
+    return conn, manifest
+
+
+def _part_chunks(conn: Connection, part: dict[str, Any]) -> Iterator[bytes]:
+    """The bytes of one part, streamed, checked against the manifest's size and SHA-256."""
+    response = call(conn, "GET", part["url"], stream=True, timeout=3600.0)
+    digest = hashlib.sha256()
+    size = 0
+    with response:
+        for chunk in response.iter_content(CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+    if size != part["bytes"] or digest.hexdigest() != part["sha256"]:
+        raise PlatformError(f"part {part['index']} arrived damaged ({size} of {part['bytes']} "
+                            "bytes or a wrong checksum); pull again")
+
+
+def _parse(chunks: Iterable[bytes], where: str) -> Iterator[dict[str, Any]]:
+    from whileai.simulations.jsondepth import loads_limited
+
+    carry = b""
+    line_no = 0
+    for chunk in chunks:
+        block = carry + chunk
+        end = block.rfind(b"\n")
+        if end < 0:
+            carry = block
+            continue
+        carry = block[end + 1:]
+        for line in block[:end].split(b"\n"):
+            line_no += 1
+            if line.strip():
+                yield _row(loads_limited, line, where, line_no)
+    if carry.strip():
+        yield _row(loads_limited, carry, where, line_no + 1)
+
+
+def _row(loads: Callable[..., Any], line: bytes, where: str, line_no: int) -> dict[str, Any]:
+    try:
+        row = loads(line, where=f"{where}:{line_no}")
+    except ValueError as exc:
+        if isinstance(exc, RowError):
+            raise
+        raise RowError(f"{where}:{line_no}: not valid JSON ({exc})") from None
+    if not isinstance(row, dict):
+        raise RowError(f"{where}:{line_no}: not a JSON object")
+    return row
+
+
+def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
+         api_key: str | None = None, *, base_url: str | None = None) -> Any:
+    """Download every part of a dataset: to ``path`` (returns the path) or as rows.
+
+    Public catalog datasets need no key. The file is written atomically.
+
+    Raises:
+        NotFoundError: no such dataset on this account, and it is not public.
+
+    >>> rows = pull("ds_...")  # doctest: +SKIP
+    """
+    conn, manifest = _manifest(dataset_id, api_key, base_url)
+    if path is None:
+        rows: list[dict[str, Any]] = []
+        for part in manifest["parts"]:
+            rows.extend(_parse(_part_chunks(conn, part), f"{dataset_id} part {part['index']}"))
+        return rows
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temp, "wb") as out:
+            for part in manifest["parts"]:
+                for chunk in _part_chunks(conn, part):
+                    out.write(chunk)
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return str(target)
+
+
+def _json(method: str, route: str, api_key: str | None, base_url: str | None = None,
+          **kwargs: Any) -> Any:
+    return json_of(call(connect(api_key, base_url=base_url), method, route, **kwargs))
+
+
+def datasets(api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
+    """Your datasets, newest first, plus the storage used (``datasets``, ``storageBytes``).
+
+    >>> datasets()["count"]  # doctest: +SKIP
+    3
+    """
+    out: dict[str, Any] = _json("GET", "/v1/datasets", api_key, base_url)
+    return out
+
+
+def update_dataset(dataset_id: str, purpose: str | None = None, mode: str | None = None,
+                   agent: str | None = None, description: str | None = None,
+                   api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
+    """Change what a dataset is for, its mode, agent or description (only what you pass)."""
+    body = {"purpose": purpose, "mode": mode, "agent": agent, "description": description}
+    out: dict[str, Any] = _json("PATCH", f"/v1/datasets/{dataset_id}", api_key, base_url,
+                                json=body)
+    return out
+
+
+def delete_dataset(dataset_id: str, api_key: str | None = None, *,
+                   base_url: str | None = None) -> dict[str, Any]:
+    """Delete a dataset and its bytes for good."""
+    out: dict[str, Any] = _json("DELETE", f"/v1/datasets/{dataset_id}", api_key, base_url)
+    return out
+
+
+def delete_empty_datasets(max_rows: int = 0, dry_run: bool = False, api_key: str | None = None,
+                          *, base_url: str | None = None) -> dict[str, Any]:
+    """Delete datasets with no bytes, or ``max_rows`` rows or fewer; returns the ids."""
+    out: dict[str, Any] = _json("POST", "/v1/datasets/delete-empty", api_key, base_url,
+                                params={"max_rows": max_rows, "dry_run": dry_run})
+    return out
+
+
+def preview(dataset_id: str, api_key: str | None = None, *,
+            base_url: str | None = None) -> dict[str, Any]:
+    """Three sample rows and the row-contract report of one of your datasets."""
+    out: dict[str, Any] = _json("GET", f"/v1/datasets/{dataset_id}/preview", api_key, base_url)
+    return out
+
+
+def profile(dataset_id: str, force: bool = False, api_key: str | None = None, *,
+            base_url: str | None = None) -> dict[str, Any]:
+    """Pass rate, gradient support, mixed tasks, tool use, tokens, per-task pass rates.
+
+    Cached on the server until the set changes (``cached`` says which); ``force`` recomputes.
+    """
+    out: dict[str, Any] = _json("GET", f"/v1/datasets/{dataset_id}/profile", api_key, base_url,
+                                params={"force": force})
+    return out
+
+
+def publish(dataset_id: str, agent: str, description: str | None = None,
+            api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
+    """Show a dataset in the public catalog under ``agent``; return the card."""
+    out: dict[str, Any] = _json("POST", f"/v1/datasets/{dataset_id}/publish", api_key, base_url,
+                                json={"agent": agent, "description": description})
+    return out
+
+
+def unpublish(dataset_id: str, api_key: str | None = None, *,
+              base_url: str | None = None) -> dict[str, Any]:
+    """Take a dataset off the public catalog (the data stays)."""
+    out: dict[str, Any] = _json("POST", f"/v1/datasets/{dataset_id}/unpublish", api_key,
+                                base_url)
+    return out
+
+
+def catalog(*, base_url: str | None = None) -> dict[str, Any]:
+    """The public catalog: ``{"datasets": [card, ...], "agents": [...]}``; no key needed."""
+    conn = connect(None, base_url=base_url, need_key=False)
+    out: dict[str, Any] = json_of(call(Connection(base_url=conn.base_url, api_key=None), "GET",
+                                       "/v1/catalog"))
+    return out

@@ -1,0 +1,81 @@
+"""``data.push(...)`` / ``scored.push(...)``: gate a run's rows, then push them (and a holdout).
+
+The gate runs on every row before anything is sent, so a refusal stores nothing. With
+``holdout=`` the rows are split by task (``split_pseudo_production``) and both sides are
+pushed, linked to each other; if the second push fails the first is deleted again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from whileai.errors import ConfigError
+
+__all__ = ["push_run"]
+
+
+def push_run(
+    run: Any, name: str, *, parent: str | None = None, holdout: float | None = None,
+    purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
+    gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
+    description: str | None = None, mode: str | None = None, seed: int = 0,
+    api_key: str | None = None, base_url: str | None = None,
+) -> dict[str, Any]:
+    """Push the rows of a run (``SimulationData`` or ``ScoredData``); return the entry.
+
+    Args:
+        run: the run; its exported rows are pushed. name: the dataset name. parent: the
+            ``ds_`` id it iterates on. holdout: a fraction of tasks to push as a linked
+            ``holdout`` set (``entry["holdout"]``). purpose: ``train`` unless given.
+            agent: the agent it belongs to. publish: ``True`` (under ``agent``) or an agent
+            name: publish the train set (``entry["card"]``). gate: run ``publish_gate`` first.
+            endorsed / strict_hacks: the gate's hack-scan settings. mode: recorded (the run's
+            mode by default).
+
+    Raises:
+        PublishGateError: the gate refused (nothing was sent).
+        ConfigError: ``holdout`` outside (0, 1), or ``publish=True`` without ``agent``.
+    """
+    from whileai.platform.datasets import delete_dataset, push_rows
+    from whileai.platform.datasets import publish as publish_card
+
+    rows = list(getattr(run, "rows", run))
+    if callable(rows):  # pragma: no cover - ExportRows is a list already
+        rows = list(rows())
+    mode = mode or getattr(run, "mode", None)
+    if holdout is not None and not 0.0 < holdout < 1.0:
+        raise ConfigError(f"holdout= must be a fraction in (0, 1), got {holdout!r}")
+    card_agent = agent if publish is True else (publish or None)
+    if publish is True and not agent:
+        raise ConfigError("publish=True needs agent= (the card's group), or pass publish='name'")
+    report = None
+    if gate:
+        from whileai.simulations.select.gate import publish_gate
+
+        report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
+                              endorsed=list(endorsed) or None, strict_hacks=strict_hacks)
+    common: dict[str, Any] = {"api_key": api_key, "base_url": base_url, "mode": mode,
+                              "agent": agent, "description": description}
+    train = rows
+    held: list[dict[str, Any]] = []
+    if holdout is not None:
+        from whileai.simulations.measure.holdout import split_pseudo_production
+
+        held, train = split_pseudo_production(rows, holdout, seed=seed)
+    entry = push_rows(train, name, parent=parent, purpose=purpose or "train", **common)
+    try:
+        if holdout is not None:
+            entry["holdout"] = push_rows(held, f"{name}-holdout", purpose="holdout",
+                                         linked=entry["datasetId"], **common)
+            entry["linkedId"] = entry["holdout"]["datasetId"]
+        if card_agent:
+            entry["card"] = publish_card(entry["datasetId"], str(card_agent),
+                                         description=description, api_key=api_key,
+                                         base_url=base_url)
+    except BaseException:
+        delete_dataset(entry["datasetId"], api_key=api_key, base_url=base_url)
+        raise
+    if report is not None:
+        entry["gate"] = report
+    return entry

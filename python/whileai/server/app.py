@@ -1,0 +1,88 @@
+"""Build the FastAPI app: open and migrate the store, sweep stray parts, mount the routers.
+
+>>> app = create_app(ServerConfig(directory=Path("/tmp/whileai-server")))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+
+import sqlalchemy as sa
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from whileai._version import __version__
+from whileai.server.config import ServerConfig
+from whileai.server.errors import ApiError
+from whileai.server.pages import router as pages_router
+from whileai.server.routes import ROUTERS
+from whileai.server.services import Store
+from whileai.server.store.blobs import sweep
+from whileai.server.store.db import migrate, open_engine, server_secret
+from whileai.server.store.tables import parts
+
+__all__ = ["create_app", "open_store"]
+
+log = logging.getLogger("whileai.server")
+
+
+def open_store(config: ServerConfig) -> Store:
+    """Create the folders, migrate the database, and remove parts no manifest lists."""
+    config.directory.mkdir(parents=True, exist_ok=True)
+    engine = open_engine(config.database_url)
+    migrate(engine)
+    with engine.connect() as conn:
+        referenced = set(conn.execute(sa.select(parts.c.path)).scalars())
+    removed = sweep(config.parts_dir, config.tmp_dir, referenced)
+    if removed:
+        log.info("removed %d unfinished upload file(s)", removed)
+    config.parts_dir.mkdir(exist_ok=True)
+    config.tmp_dir.mkdir(exist_ok=True)
+    return Store(engine=engine, config=config, secret=server_secret(engine))
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return _error(exc.status, exc.code, exc.message)
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "bad_request", 413: "too_large"}.get(exc.status_code,
+                                                                        "bad_request")
+    return _error(exc.status_code, code, str(exc.detail))
+
+
+async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err.get('msg')}"
+        for err in exc.errors()
+    )
+    return _error(400, "bad_request", problems or "invalid request")
+
+
+async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+    log.exception("internal error", exc_info=exc)
+    return _error(500, "internal", f"the server failed ({type(exc).__name__}); see its log")
+
+
+def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
+    """The app for ``config`` (``store`` when the caller opened it already)."""
+    app = FastAPI(title="whileai platform", version=__version__,
+                  description="Datasets, agents and accounts of a self-hosted whileai server.")
+    app.state.store = store or open_store(config)
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(Exception, _internal)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.include_router(pages_router)  # the web pages: HTML over the same services
+    return app

@@ -1,0 +1,144 @@
+"""``/v1/datasets``: push (streamed JSONL body), list, read, change, delete, parts, profile."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse
+from starlette.concurrency import run_in_threadpool
+
+from whileai.server.errors import ApiError
+from whileai.server.routes.deps import CurrentAccount, MaybeAccount, StoreDep
+from whileai.server.routes.models import (
+    DatasetList,
+    DatasetOut,
+    DeleteEmptyOut,
+    DeleteOut,
+    ManifestOut,
+    PublishIn,
+    PushQuery,
+    UpdateIn,
+)
+from whileai.server.services import datasets, profile
+from whileai.server.services.framing import LineCounter
+from whileai.server.store.blobs import PartWriter
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1/datasets", tags=["datasets"])
+
+
+class _PartResponse(FileResponse):
+    chunk_size = 1024 * 1024
+
+
+@router.post("", response_model=DatasetOut, status_code=201,
+             summary="Upload rows as JSONL (request body) into a new dataset")
+async def push(request: Request, query: Annotated[PushQuery, Query()], store: StoreDep,
+               account: CurrentAccount) -> dict[str, Any]:
+    """Stream the body to a temp part; the dataset appears only when every byte is stored."""
+    limit = store.config.max_request_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError("too_large", f"the request holds {declared} bytes; this server takes "
+                       f"at most {limit} per request")
+    new = datasets.NewDataset(**query.model_dump())
+    free = await run_in_threadpool(datasets.check_new, store, account, new)
+    lines = LineCounter(max_rows=store.config.max_rows_per_dataset)
+    writer = PartWriter(store.config.tmp_dir)
+    try:
+        async for chunk in request.stream():
+            if not chunk:
+                continue
+            lines.feed(chunk)
+            writer.write(chunk)
+            if writer.bytes > limit:
+                raise ApiError("too_large", f"the upload passed {limit} bytes, the most this "
+                               "server takes per request")
+            if writer.bytes > free:
+                raise ApiError("quota_exceeded", f"storage quota: this upload passed the "
+                               f"{free} bytes left on the account; nothing was stored")
+        tail = lines.close()
+        if tail:
+            writer.write(tail)
+        return await run_in_threadpool(datasets.create, store, account, new, writer, lines.rows)
+    except BaseException:
+        writer.abort()
+        raise
+
+
+@router.get("", response_model=DatasetList, summary="Your datasets, newest first")
+def list_datasets(store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """Every dataset of the account plus the storage used."""
+    return datasets.list_datasets(store, account)
+
+
+@router.post("/delete-empty", response_model=DeleteEmptyOut,
+             summary="Delete datasets with no bytes (or at most max_rows rows)")
+def delete_empty(store: StoreDep, account: CurrentAccount, max_rows: int = 0,
+                 dry_run: bool = False) -> dict[str, Any]:
+    """Permanent unless ``dry_run``."""
+    return datasets.delete_empty(store, account, max_rows=max_rows, dry_run=dry_run)
+
+
+@router.get("/{dataset_id}", response_model=DatasetOut, summary="One dataset's entry")
+def get_dataset(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """The registry entry."""
+    return datasets.get(store, account, dataset_id)
+
+
+@router.patch("/{dataset_id}", response_model=DatasetOut, summary="Change purpose/mode/...")
+def update_dataset(dataset_id: str, body: UpdateIn, store: StoreDep,
+                   account: CurrentAccount) -> dict[str, Any]:
+    """Only the fields given change."""
+    return datasets.update(store, account, dataset_id, body.model_dump())
+
+
+@router.delete("/{dataset_id}", response_model=DeleteOut, summary="Delete a dataset")
+def delete_dataset(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """Permanent."""
+    return datasets.delete(store, account, dataset_id)
+
+
+@router.get("/{dataset_id}/manifest", response_model=ManifestOut,
+            summary="Every part of a dataset (public sets need no key)")
+def manifest(dataset_id: str, store: StoreDep, account: MaybeAccount) -> dict[str, Any]:
+    """Read every listed part, in order, to get the whole set."""
+    return datasets.manifest(store, account, dataset_id)
+
+
+@router.get("/{dataset_id}/parts/{index}", response_class=FileResponse,
+            summary="The JSONL bytes of one part")
+def part(dataset_id: str, index: int, store: StoreDep, account: MaybeAccount) -> FileResponse:
+    """One immutable part, streamed."""
+    path = datasets.part_file(store, account, dataset_id, index)
+    return _PartResponse(path, media_type="application/x-ndjson")
+
+
+@router.get("/{dataset_id}/preview", summary="Three rows and the row-contract report")
+def preview(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """A look before pulling."""
+    return profile.preview(store, account, dataset_id)
+
+
+@router.get("/{dataset_id}/profile", summary="Pass rate, gradient support, tool use, tokens")
+def get_profile(dataset_id: str, store: StoreDep, account: CurrentAccount,
+                force: bool = False) -> dict[str, Any]:
+    """Cached until the set changes; ``force`` recomputes."""
+    return profile.profile(store, account, dataset_id, force=force)
+
+
+@router.post("/{dataset_id}/publish", summary="Show a dataset in the public catalog")
+def publish(dataset_id: str, body: PublishIn, store: StoreDep,
+            account: CurrentAccount) -> dict[str, Any]:
+    """Returns the card."""
+    return datasets.publish(store, account, dataset_id, agent=body.agent,
+                            description=body.description)
+
+
+@router.post("/{dataset_id}/unpublish", response_model=DatasetOut,
+             summary="Take a dataset off the catalog")
+def unpublish(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """The data stays on the account."""
+    return datasets.unpublish(store, account, dataset_id)

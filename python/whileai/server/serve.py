@@ -1,0 +1,35 @@
+"""Run the server (``whileai serve``) or mint a key (``whileai serve --create-key NAME``)."""
+
+from __future__ import annotations
+
+import sys
+
+from whileai.server.config import ServerConfig
+
+__all__ = ["create_key", "run"]
+
+
+def create_key(config: ServerConfig, account: str, *, admin: bool = False) -> str:
+    """Mint a key for ``account`` (created when new); the key goes to stdout, once."""
+    from whileai.server.app import open_store
+    from whileai.server.services.accounts import create_key as mint
+
+    store = open_store(config)
+    created, key = mint(store, account, admin=admin)
+    store.engine.dispose()
+    print(f"minted a key for account {created.name} ({created.id}); it is shown only once:",
+          file=sys.stderr)
+    return key
+
+
+def run(config: ServerConfig, *, host: str, port: int, log_level: str = "info") -> None:
+    """Serve until interrupted."""
+    import uvicorn
+
+    from whileai.server.app import create_app
+
+    app = create_app(config)
+    print(f"whileai serve: {config.directory} ({app.state.store.engine.dialect.name}) on "
+          f"http://{host}:{port}", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
+                timeout_graceful_shutdown=5)

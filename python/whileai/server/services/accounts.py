@@ -1,0 +1,169 @@
+"""Accounts, API keys (stored as SHA-256 hashes) and short-lived delegated credentials.
+
+A key is ``wai_`` plus 43 random characters; only its hash is kept, so the key is shown once.
+A delegated credential is ``wdc_<payload>.<signature>``: the account, a name and an expiry,
+signed with the server's key (HMAC-SHA256); it is refused after it expires.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from typing import Any
+
+import sqlalchemy as sa
+
+from whileai.server.errors import ApiError
+from whileai.server.services import Account, Store
+from whileai.server.store.tables import accounts, api_keys, datasets
+
+__all__ = [
+    "account_info", "authenticate", "create_key", "issue_delegated", "refresh_delegated",
+    "signup", "usage_bytes",
+]
+
+KEY_PREFIX = "wai_"
+DELEGATED_PREFIX = "wdc_"
+MAX_TTL = 7 * 24 * 3600
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _account(row: Any) -> Account:
+    return Account(id=row.id, name=row.name, tier=row.tier, is_admin=bool(row.is_admin))
+
+
+def create_key(store: Store, account_name: str, *, key_name: str = "default",
+               admin: bool = False, email: str | None = None) -> tuple[Account, str]:
+    """Mint a key for ``account_name`` (created when new); return the account and the key."""
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    now = time.time()
+    with store.engine.begin() as conn:
+        row = conn.execute(sa.select(accounts).where(accounts.c.name == account_name)).first()
+        if row is None:
+            account_id = "acct_" + secrets.token_hex(8)
+            conn.execute(sa.insert(accounts).values(
+                id=account_id, name=account_name, email=email, tier="self-hosted",
+                is_admin=admin, created_at=now))
+            row = conn.execute(sa.select(accounts).where(accounts.c.id == account_id)).one()
+        elif admin and not row.is_admin:
+            conn.execute(sa.update(accounts).where(accounts.c.id == row.id).values(is_admin=True))
+            row = conn.execute(sa.select(accounts).where(accounts.c.id == row.id)).one()
+        conn.execute(sa.insert(api_keys).values(
+            id="key_" + secrets.token_hex(8), account_id=row.id, name=key_name,
+            key_hash=_hash(key), created_at=now))
+    return _account(row), key
+
+
+def signup(store: Store, email: str) -> tuple[Account, str]:
+    """Create an account for ``email`` with one key, when the server allows open sign-up."""
+    if not store.config.open_signup:
+        raise ApiError("signup_closed", "this server does not allow sign-up; ask its admin "
+                       "for a key (whileai serve --create-key NAME)")
+    if "@" not in email or len(email) > 320:
+        raise ApiError("bad_request", f"not an e-mail address: {email!r}")
+    with store.engine.connect() as conn:
+        taken = conn.execute(sa.select(accounts.c.id).where(accounts.c.name == email)).first()
+    if taken is not None:
+        raise ApiError("conflict", f"an account for {email} exists already; log in with its key")
+    return create_key(store, email, key_name="signup", email=email)
+
+
+def _sign(store: Store, payload: bytes) -> str:
+    digest = hmac.new(store.secret, payload, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _read_delegated(store: Store, token: str) -> dict[str, Any]:
+    try:
+        body, signature = token[len(DELEGATED_PREFIX):].split(".", 1)
+        payload = _unb64(body)
+    except ValueError as exc:
+        raise ApiError("refused_key", "the delegated credential is malformed") from exc
+    if not hmac.compare_digest(_sign(store, payload), signature):
+        raise ApiError("refused_key", "the delegated credential was not signed by this server")
+    claims: dict[str, Any] = json.loads(payload)
+    if claims["exp"] <= time.time():
+        raise ApiError("refused_key", "the delegated credential has expired; refresh it or "
+                       "issue a new one")
+    return claims
+
+
+def authenticate(store: Store, token: str | None) -> Account:
+    """The account behind an API key or a delegated credential.
+
+    Raises:
+        ApiError: ``no_key`` (no token) or ``refused_key`` (unknown, expired, forged).
+    """
+    if not token:
+        raise ApiError("no_key", "this route needs an API key: Authorization: Bearer <key>")
+    if token.startswith(DELEGATED_PREFIX):
+        account_id = _read_delegated(store, token)["a"]
+        query = sa.select(accounts).where(accounts.c.id == account_id)
+    else:
+        query = (sa.select(accounts).join(api_keys, api_keys.c.account_id == accounts.c.id)
+                 .where(api_keys.c.key_hash == _hash(token)))
+    with store.engine.connect() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        raise ApiError("refused_key", "the API key was refused (unknown or revoked)")
+    return _account(row)
+
+
+def issue_delegated(store: Store, account: Account, *, ttl_seconds: int,
+                    name: str) -> dict[str, Any]:
+    """A credential for ``account`` that expires after ``ttl_seconds`` (at most 7 days)."""
+    if not 1 <= ttl_seconds <= MAX_TTL:
+        raise ApiError("bad_request", f"ttl_seconds must be 1..{MAX_TTL}, got {ttl_seconds}")
+    now = time.time()
+    claims = {"a": account.id, "n": name, "iat": now, "exp": now + ttl_seconds}
+    payload = json.dumps(claims, separators=(",", ":")).encode()
+    credential = f"{DELEGATED_PREFIX}{_b64(payload)}.{_sign(store, payload)}"
+    return {"credential": credential, "name": name, "accountId": account.id,
+            "expiresAt": claims["exp"], "ttlSeconds": ttl_seconds}
+
+
+def refresh_delegated(store: Store, account: Account, credential: str, *,
+                      ttl_seconds: int) -> dict[str, Any]:
+    """A fresh credential replacing a still-valid one of the same account."""
+    claims = _read_delegated(store, credential)
+    if claims["a"] != account.id:
+        raise ApiError("forbidden", "that delegated credential belongs to another account")
+    return issue_delegated(store, account, ttl_seconds=ttl_seconds, name=str(claims["n"]))
+
+
+def usage_bytes(conn: sa.Connection, account_id: str) -> int:
+    """Stored bytes of one account."""
+    total = conn.execute(sa.select(sa.func.coalesce(sa.func.sum(datasets.c.bytes), 0))
+                         .where(datasets.c.account_id == account_id)).scalar()
+    return int(total or 0)
+
+
+def account_info(store: Store, account: Account) -> dict[str, Any]:
+    """Tier, limits and usage of the caller's account."""
+    with store.engine.connect() as conn:
+        used = usage_bytes(conn, account.id)
+        count = conn.execute(sa.select(sa.func.count()).select_from(datasets)
+                             .where(datasets.c.account_id == account.id)).scalar()
+    cfg = store.config
+    return {
+        "accountId": account.id, "name": account.name, "tier": account.tier,
+        "limits": {"storageBytes": cfg.max_storage_bytes,
+                   "rowsPerDataset": cfg.max_rows_per_dataset,
+                   "requestBytes": cfg.max_request_bytes},
+        "usage": {"storageBytes": used, "datasets": int(count or 0)},
+    }

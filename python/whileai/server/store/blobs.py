@@ -1,0 +1,84 @@
+"""Dataset bytes on disk: immutable parts, written through a temp file.
+
+An upload streams into ``tmp/`` (``PartWriter``); ``finish`` moves it under ``parts/`` with a
+fresh name that nothing references yet, and the caller then records it in the database in one
+transaction. A crash before the commit leaves at most an unreferenced file, which ``sweep``
+removes at the next start, so a reader never sees half a dataset.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["PartWriter", "remove_parts", "sweep"]
+
+
+class PartWriter:
+    """Stream bytes into a temp part, counting bytes and hashing as they go."""
+
+    def __init__(self, tmp_dir: Path) -> None:
+        tmp_dir.mkdir(parents=True, exist_ok=True)
+        self.path = tmp_dir / f"{secrets.token_hex(12)}.part"
+        self._handle = open(self.path, "xb")  # noqa: SIM115 - closed in finish/abort
+        self._hash = hashlib.sha256()
+        self.bytes = 0
+
+    def write(self, data: bytes) -> None:
+        """Append ``data`` to the part."""
+        self._handle.write(data)
+        self._hash.update(data)
+        self.bytes += len(data)
+
+    @property
+    def sha256(self) -> str:
+        """The hex digest of everything written so far."""
+        return self._hash.hexdigest()
+
+    def finish(self, parts_dir: Path, dataset_id: str) -> str:
+        """Flush to disk and move the part under ``parts_dir``; return its relative path."""
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        relative = f"{dataset_id}/{secrets.token_hex(8)}.jsonl"
+        target = parts_dir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.path, target)
+        return relative
+
+    def abort(self) -> None:
+        """Close and delete the temp part (safe to call twice)."""
+        if not self._handle.closed:
+            self._handle.close()
+        self.path.unlink(missing_ok=True)
+
+
+def remove_parts(parts_dir: Path, relatives: Iterable[str]) -> None:
+    """Delete part files (and their folder once empty)."""
+    for relative in relatives:
+        path = parts_dir / relative
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+
+
+def sweep(parts_dir: Path, tmp_dir: Path, referenced: set[str]) -> int:
+    """Delete temp uploads and part files no manifest references; return how many went."""
+    removed = 0
+    if tmp_dir.is_dir():
+        for path in tmp_dir.iterdir():
+            path.unlink(missing_ok=True)
+            removed += 1
+    if parts_dir.is_dir():
+        for folder in parts_dir.iterdir():
+            for path in folder.iterdir():
+                if f"{folder.name}/{path.name}" not in referenced:
+                    path.unlink(missing_ok=True)
+                    removed += 1
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    return removed

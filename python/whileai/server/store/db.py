@@ -1,0 +1,66 @@
+"""Open the metadata store: an engine for the URL's dialect, migrated to the newest schema.
+
+SQLite runs in WAL mode and every transaction starts with ``BEGIN IMMEDIATE``, so concurrent
+writers queue on the lock instead of failing half-way; PostgreSQL uses its own locking
+(``SELECT ... FOR UPDATE`` on the account row in the services layer).
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+
+from whileai.server.store.tables import settings
+
+__all__ = ["migrate", "open_engine", "server_secret"]
+
+_MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def open_engine(url: str) -> sa.Engine:
+    """Create the engine for ``url`` (SQLite file or PostgreSQL)."""
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
+                                  pool_size=8, max_overflow=16)
+
+        @sa.event.listens_for(engine, "connect")
+        def _connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # we emit BEGIN ourselves
+            cursor = dbapi_conn.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        @sa.event.listens_for(engine, "begin")
+        def _begin(conn: sa.Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return sa.create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+
+
+def migrate(engine: sa.Engine) -> None:
+    """Upgrade the database to the newest migration (a no-op when it is current)."""
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+
+
+def server_secret(engine: sa.Engine) -> bytes:
+    """The key that signs delegated credentials, made once and kept in ``settings``."""
+    with engine.begin() as conn:
+        value = conn.execute(
+            sa.select(settings.c.value).where(settings.c.key == "signing_key")
+        ).scalar()
+        if value is None:
+            value = secrets.token_hex(32)
+            conn.execute(sa.insert(settings).values(key="signing_key", value=value))
+    return bytes.fromhex(value)

@@ -1,0 +1,102 @@
+"""Streaming decontamination: a JSONL file read ahead on a thread, kept lines written as read."""
+
+from __future__ import annotations
+
+import gc
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from whileai.errors import RowError
+from whileai.simulations.clean.decontam import decontaminate
+from whileai.simulations.clean.decontam_stream import passthrough, read_ahead, row_batches
+
+EVAL = "where is my order 4412 it was due yesterday and nobody answered my emails"
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_bytes("".join(lines).encode("utf-8"))
+    return path
+
+
+def test_kept_lines_are_written_back_byte_for_byte(tmp_path: Path) -> None:
+    lines = [
+        '{"prompt": "caf\\u00e9 question one", "extra": [1, 2.50, {"b": 1, "a": 2}]}\n',
+        json.dumps({"prompt": EVAL.upper()}) + "\n",  # a copy: dropped
+        '{"prompt":"no spaces","n":1e3}\r\n',
+        '\n',  # blank: not a row
+        '{"prompt": "last line without newline"}',
+    ]
+    train = _write(tmp_path / "train.jsonl", lines)
+    out = tmp_path / "clean.jsonl"
+    gc_was = gc.isenabled()
+    clean, report = decontaminate(str(train), against=[EVAL], output=out, chunk_size=2)
+    assert gc.isenabled() == gc_was
+    assert clean == []
+    assert (report["rows"], report["kept"], report["by_rule"]["verbatim"]) == (4, 3, 1)
+    assert out.read_bytes().decode("utf-8").splitlines() == [
+        lines[0].rstrip("\n"),
+        '{"prompt":"no spaces","n":1e3}',
+        lines[4],
+    ]
+    # The same rows, in memory, as a list of dicts.
+    rows, _ = decontaminate(str(train), against=[EVAL], chunk_size=3)
+    assert rows == [json.loads(lines[0]), json.loads(lines[2]), json.loads(lines[4])]
+
+
+def test_a_nan_row_is_refused_as_before(tmp_path: Path) -> None:
+    lines = ['{"prompt": "fine"}\n', '{"prompt": "x", "r": NaN}\n']
+    train = _write(tmp_path / "train.jsonl", lines)
+    with pytest.raises(RowError, match="field `r`"):
+        decontaminate(str(train), against=[EVAL], output=tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_bad_line_raises_in_the_caller_naming_file_and_line(tmp_path: Path) -> None:
+    train = _write(tmp_path / "train.jsonl", ['{"prompt": "a"}\n'] * 5 + ["{oops\n"])
+    threads = threading.active_count()
+    with pytest.raises(RowError, match=r"train\.jsonl:6: not valid JSON"):
+        decontaminate(str(train), against=[EVAL], chunk_size=2)
+    assert threading.active_count() == threads  # the reader thread is gone
+
+
+def test_batches_keep_order_and_lines(tmp_path: Path) -> None:
+    rows = [{"prompt": f"p{i}"} for i in range(7)]
+    train = _write(tmp_path / "t.jsonl", [json.dumps(r) + "\n" for r in rows])
+    batches = list(row_batches(str(train), 3))
+    assert [len(b) for b, _ in batches] == [3, 3, 1]
+    assert [r for b, _ in batches for r in b] == rows
+    assert [json.loads(line) for _, lines in batches for line in lines or []] == rows
+    assert [lines for _, lines in row_batches(rows, 4)] == [None, None]
+
+
+def test_read_ahead_stops_its_thread_when_the_caller_stops() -> None:
+    produced: list[int] = []
+
+    closed: list[bool] = []
+
+    def numbers() -> Iterator[int]:
+        try:
+            for i in range(1000):
+                produced.append(i)
+                yield i
+        finally:
+            closed.append(True)
+
+    threads = threading.active_count()
+    for i in read_ahead(numbers(), 2):
+        if i == 3:
+            break
+    assert threading.active_count() == threads
+    assert len(produced) < 10  # at most `depth` items ahead, never the whole stream
+    assert closed == [True]
+
+
+def test_passthrough_strips_bom_and_line_ends() -> None:
+    assert passthrough([{"a": 1}], [b'\xef\xbb\xbf{"a": 1}\r\n']) == [b'{"a": 1}\n']
+    rows = [{"a": "Infinity"}, {"b": 1}]
+    assert passthrough(rows, [b'{"a": "Infinity"}\n', b'{"b": 1}']) == [rows[0], b'{"b": 1}\n']
+    assert passthrough([], []) == []
