@@ -27,8 +27,8 @@ from platform_server import start_server
 
 def _seed(db: Path, account_id: str, n_datasets: int, n_traces: int) -> None:
     import sqlalchemy as sa
-    from whileai.server.store.tables import datasets
 
+    from whileai.server.store.tables import datasets
     from whileai.server.store.trace_tables import trace_scores, traces
 
     engine = sa.create_engine(f"sqlite:///{db}")
