@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server
+TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server,hf
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean
@@ -19,15 +19,22 @@ $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
 # What the tests check against: oracles (statsmodels, scikit-learn, scipy, sympy), OpenTelemetry's
 # SDK, verifiers (the rl extra), and TRL's data utilities, installed without torch (trl --no-deps
 # next to datasets, transformers, jinja2 and tokenizers: the data utilities need no torch).
-# CodeExec's sandbox tests run under bubblewrap (Debian package `bubblewrap`); installed when
-# missing and apt-get is there as root, otherwise they run on `unshare` or skip with the reason.
+# CodeExec's sandbox tests run under bubblewrap (Debian package `bubblewrap`); the pages are
+# checked in a real headless Chromium (Debian's `chromium` and `chromium-driver`, driven by
+# Selenium). Both are installed when missing and apt-get is there as root; otherwise the sandbox
+# tests use `unshare` or skip, and the browser tests skip, each saying why.
 $(BIN)/.test-ready: $(BIN)/.ready
 	command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 	  && apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; } \
 	  || echo "note: bubblewrap not installed; CodeExec tests use unshare or skip"
+	{ command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+	  || echo "note: chromium not installed; the browser tests skip"
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras $(TEST_EXTRAS)
 	$(BIN)/python -m pip install --quiet "datasets>=4.7" transformers jinja2 tokenizers
 	$(BIN)/python -m pip install --quiet --no-deps trl
+	$(BIN)/python -m pip install --quiet selenium
 	touch $@
 
 build: $(BIN)/.ready

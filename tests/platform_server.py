@@ -81,9 +81,11 @@ class Server:
         env["WHILEAI_DATABASE_URL"] = self.database
         return env
 
-    def start(self) -> None:
-        """Start (or restart) on a fresh port and wait until ``/health`` answers."""
-        self.port = free_port()
+    def start(self, *, keep_port: bool = False) -> None:
+        """Start (or restart) and wait until ``/health`` answers; on a fresh port unless
+        ``keep_port`` (a restart that clients must find again)."""
+        if not (keep_port and self.port):
+            self.port = free_port()
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "whileai", "serve", "--dir", str(self.directory),

@@ -17,7 +17,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "python"
 ROOTS = ("whileai", "whileai.simulations")
-STAGES = ("generate", "judge", "measure", "clean", "select", "export", "run", "ingest", "train")
+STAGES = (
+    "generate", "judge", "measure", "clean", "select", "export", "run", "ingest", "training",
+    "report",
+)
 # The layer under the stages: the kernels, errors and settings, the model clients and embedders,
 # the row contract and its files.
 LOWER = ("whileai._pure", "whileai._backend", "whileai.errors", "whileai.config",

@@ -317,3 +317,15 @@ def test_reward_from_an_evaluation_event() -> None:
     assert row["reward"] == 1.0
     (plain,) = zps.rows_from_otel([span])
     assert "reward" not in plain
+
+
+def test_sdk_ids_are_zero_padded_like_an_otlp_export() -> None:
+    from types import SimpleNamespace
+
+    span = SimpleNamespace(
+        context=SimpleNamespace(trace_id=0x0534FF, span_id=0x01), parent=None, name="chat m",
+        start_time=1, end_time=2, status=None, events=(),
+        attributes={"gen_ai.input.messages": '[{"role": "user", "parts": '
+                                             '[{"type": "text", "content": "hi"}]}]'})
+    (row,) = zps.rows_from_otel([span])
+    assert row["trace_id"] == "0534ff".zfill(32)

@@ -22,7 +22,7 @@ __all__ = ["build_parser", "main"]
 
 # Modules under whileai.commands, in the order their commands appear in --help.
 COMMAND_MODULES = (
-    "core", "simulate", "grading", "clean", "export", "traces", "models", "rows", "serve",
+    "core", "simulate", "grading", "clean", "export", "traces", "models", "runs", "rows", "serve",
     "platform",
 )
 

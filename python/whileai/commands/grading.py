@@ -52,6 +52,8 @@ def register(sub: Any) -> None:
     report.add_argument("rows", help="graded JSONL rows")
     report.add_argument("--json", action="store_true", help="print the report as JSON")
     report.add_argument("--seed", type=int, default=0, help="bootstrap seed for the intervals")
+    report.add_argument("--html", metavar="FILE", default=None,
+                        help="also write a self-contained HTML report with charts to FILE")
     report.set_defaults(func=run_report)
 
 
@@ -119,6 +121,11 @@ def run_report(args: argparse.Namespace) -> int:
         warnings.warn(duplicate_message(dropped, args.rows), stacklevel=1)
     result = pass_at(rows, seed=args.seed)
     statuses = status_counts(rows)
+    if args.html:
+        from whileai.simulations.report.html import report_html
+
+        report_html(rows, args.html, title=f"whileai report: {args.rows}", seed=args.seed)
+        print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
         print(json.dumps({"pass_at": result.to_dict(), "judge_status": statuses,
                           "duplicates_dropped": dropped}, indent=2))

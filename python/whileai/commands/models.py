@@ -78,7 +78,7 @@ def run_grade(args: argparse.Namespace) -> int:
 def run_logprobs(args: argparse.Namespace) -> int:
     """Print the logprob report, the sampled KL and the staleness report."""
     from whileai.commands.manners import load_checked_rows
-    from whileai.simulations.train.logprobs import (
+    from whileai.simulations.training.logprobs import (
         format_logprob_report,
         logprob_report,
         mean_kl,

@@ -1,4 +1,5 @@
-"""``whileai traces report FILE`` and ``whileai traces from-otel FILE``.
+"""``whileai traces report FILE``, ``traces from-otel FILE``, and ``traces list`` / ``cuts`` on the
+platform.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -49,6 +50,20 @@ def register(sub: Any) -> None:
     )
     otel.set_defaults(func=run_from_otel)
 
+    listing = verbs.add_parser("list", help="traces on the platform, newest first",
+                               epilog="example: whileai traces list --agent support-bot")
+    listing.add_argument("--agent", default=None, help="only this agent's traces")
+    listing.add_argument("--limit", type=int, default=20, help="how many (default: 20)")
+    listing.add_argument("--json", action="store_true", help="print the page as JSON")
+    listing.set_defaults(func=run_list)
+
+    cuts = verbs.add_parser("cuts", help="what a cut of the platform's traces would hold",
+                            epilog="example: whileai traces cuts --agent support-bot --since 7d")
+    cuts.add_argument("--agent", default=None, help="only this agent's traces")
+    cuts.add_argument("--since", default="all", help="'all' (default), or like 24h, 7d")
+    cuts.add_argument("--json", action="store_true", help="print the report as JSON")
+    cuts.set_defaults(func=run_cuts)
+
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
@@ -86,3 +101,28 @@ def run_from_otel(args: argparse.Namespace) -> int:
     if odd:
         print("counted: " + ", ".join(f"{k}={v}" for k, v in odd.items()), file=sys.stderr)
     return 0 if written else 1
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print a page of the platform's traces."""
+    from whileai.platform.traces import list_traces
+
+    page = list_traces(args.agent, limit=args.limit)
+    if args.json:
+        print(json.dumps(page, indent=1))
+        return 0
+    print(f"{page['total']} traces ({page['genai']} GenAI, {page['raw']} raw)")
+    for item in page["traces"]:
+        scores = ", ".join(f"{k}={v:g}" for k, v in sorted(item["scores"].items())) or "unscored"
+        print(f"{item['traceId']}  {item['agent'] or '-':16}  {scores:16}  "
+              f"{(item['prompt'] or '')[:60]}")
+    return 0
+
+
+def run_cuts(args: argparse.Namespace) -> int:
+    """Print the cuts sentence (or the report as JSON)."""
+    from whileai.platform.traces import cuts, format_cuts
+
+    report = cuts(args.agent, args.since)
+    print(json.dumps(report, indent=1) if args.json else format_cuts(report, args.agent))
+    return 0

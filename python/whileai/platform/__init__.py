@@ -1,4 +1,4 @@
-"""The platform client (``requests`` only): datasets, agents and the account on a whileai server.
+"""The platform client (``requests`` only): datasets, agents, traces and the account on a server.
 
 The server is ``whileai serve`` (extra ``server``) or any host that speaks the same API. The
 key and URL come from the arguments, ``WHILEAI_API_KEY`` / ``WHILEAI_BASE_URL``, or
@@ -39,6 +39,8 @@ from whileai.platform.errors import (
     RequestTooLargeError,
     UnreachableError,
 )
+from whileai.platform.hub import hf_publish, hf_publish_run, hf_status, import_hf
+from whileai.platform.traces import cut, cuts, format_cuts, list_traces, send_score
 
 __all__ = [
     "KeyRefusedError",
@@ -51,10 +53,18 @@ __all__ = [
     "account",
     "agents",
     "catalog",
+    "cut",
+    "cuts",
     "datasets",
     "delete_dataset",
     "delete_empty_datasets",
+    "format_cuts",
+    "hf_publish",
+    "hf_publish_run",
+    "hf_status",
+    "import_hf",
     "issue_delegated_credential",
+    "list_traces",
     "preview",
     "profile",
     "publish",
@@ -64,6 +74,7 @@ __all__ = [
     "push_rows",
     "refresh_delegated_credential",
     "register_agent",
+    "send_score",
     "signup",
     "unpublish",
     "update_dataset",

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 from whileai._version import __version__
 from whileai.server.config import ServerConfig
 from whileai.server.errors import ApiError
+from whileai.server.pages import router as pages_router
 from whileai.server.routes import ROUTERS
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
@@ -83,4 +84,5 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     app.add_exception_handler(Exception, _internal)
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(pages_router)  # the web pages: HTML over the same services
     return app

@@ -8,10 +8,18 @@ from __future__ import annotations
 from whileai.platform import (
     agents,
     catalog,
+    cut,
+    cuts,
     datasets,
     delete_dataset,
     delete_empty_datasets,
+    format_cuts,
+    hf_publish,
+    hf_publish_run,
+    hf_status,
+    import_hf,
     issue_delegated_credential,
+    list_traces,
     preview,
     profile,
     publish,
@@ -21,6 +29,7 @@ from whileai.platform import (
     push_rows,
     refresh_delegated_credential,
     register_agent,
+    send_score,
     unpublish,
     update_dataset,
 )
@@ -115,6 +124,7 @@ from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.measure.passat import PassAt, pass_at
 from whileai.simulations.measure.power import detectable_effect, holdout_size
 from whileai.simulations.models.spec import local_model
+from whileai.simulations.report.html import report_html
 from whileai.simulations.rows import (
     check_rows,
     conversation,
@@ -157,13 +167,26 @@ from whileai.simulations.select.rank import rank
 from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.simulation import simulate
 from whileai.simulations.spec import inspect
-from whileai.simulations.train.logprobs import (
+from whileai.simulations.training.callback import TrainerCallback
+from whileai.simulations.training.hosted import models, serve, train
+from whileai.simulations.training.logprobs import (
     format_logprob_report,
     logprob_report,
     mean_kl,
     staleness_report,
 )
-from whileai.simulations.train.reference import reference_logprobs
+from whileai.simulations.training.monitor import HackMonitor
+from whileai.simulations.training.reference import reference_logprobs
+from whileai.simulations.training.run import TrainingRun, training_run
+from whileai.simulations.training.runs import (
+    attach_delta,
+    attach_holdout,
+    format_hack_monitor,
+    format_run,
+    get_run,
+    list_runs,
+    reward_model,
+)
 from whileai.simulations.world import World, current_rollout, world
 
 from whileai.simulations import verify  # isort: skip  # the verifiers as ``zps.verify``
@@ -179,6 +202,7 @@ __all__: list[str] = [
     "STOCK_MARKERS",
     "Calibration",
     "EvalIndex",
+    "HackMonitor",
     "JsonlAppender",
     "Judgment",
     "Marker",
@@ -189,8 +213,12 @@ __all__: list[str] = [
     "SimulationData",
     "Spec",
     "Task",
+    "TrainerCallback",
+    "TrainingRun",
     "World",
     "agents",
+    "attach_delta",
+    "attach_holdout",
     "attach_labels",
     "behavioral_markers",
     "benchmark_report",
@@ -206,6 +234,8 @@ __all__: list[str] = [
     "conversation",
     "current_rollout",
     "curriculum",
+    "cut",
+    "cuts",
     "datasets",
     "decontaminate",
     "dedupe_groups",
@@ -226,11 +256,13 @@ __all__: list[str] = [
     "format_benchmark",
     "format_compare",
     "format_curriculum",
+    "format_cuts",
     "format_decontamination",
     "format_delta_report",
     "format_environment_report",
     "format_export_report",
     "format_grounding_report",
+    "format_hack_monitor",
     "format_hack_scan",
     "format_hack_scan_diff",
     "format_hf_report",
@@ -241,16 +273,22 @@ __all__: list[str] = [
     "format_preference_report",
     "format_recommendation",
     "format_row_check",
+    "format_run",
     "format_style_report",
     "format_trace_flag_report",
     "format_trace_report",
     "from_row",
+    "get_run",
     "grade",
     "grounding_report",
     "group_signal",
     "hack_scan",
     "hack_scan_diff",
+    "hf_publish",
+    "hf_publish_run",
+    "hf_status",
     "holdout_size",
+    "import_hf",
     "infer_harness",
     "inspect",
     "issue_delegated_credential",
@@ -262,6 +300,8 @@ __all__: list[str] = [
     "leak_report",
     "leakage_report",
     "length_report",
+    "list_runs",
+    "list_traces",
     "load_environment",
     "load_rows",
     "load_spec",
@@ -274,6 +314,7 @@ __all__: list[str] = [
     "mean_kl",
     "metric_summary",
     "mine_traces",
+    "models",
     "near_duplicate_prompts",
     "novelty",
     "opening_share",
@@ -294,8 +335,10 @@ __all__: list[str] = [
     "refresh_delegated_credential",
     "refusal_report",
     "register_agent",
+    "report_html",
     "retire_solved",
     "reward_correlations",
+    "reward_model",
     "row_markers",
     "row_problems",
     "row_schema",
@@ -308,6 +351,8 @@ __all__: list[str] = [
     "seeded_agent",
     "select_for_rl",
     "select_for_sft",
+    "send_score",
+    "serve",
     "simulate",
     "simulate_from_traces",
     "split_pseudo_production",
@@ -328,7 +373,9 @@ __all__: list[str] = [
     "trace_flags",
     "trace_markers",
     "trace_report",
+    "train",
     "training_rows",
+    "training_run",
     "trim_out_of_band",
     "trim_unanimous_groups",
     "ungrounded_arguments",

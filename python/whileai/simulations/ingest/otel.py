@@ -41,9 +41,13 @@ from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
 from whileai.simulations.ingest.steps import parse_json_value
 from whileai.simulations.rows import conversation
 
-__all__ = ["COUNT_KEYS", "REWARD_KEYS", "OtelLoad", "read_otel", "rows_from_otel"]
+__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "read_otel",
+           "rows_from_otel"]
 
 REWARD_KEYS: tuple[str, ...] = ("whileai.reward",)
+# Where a span says which situation (prompt group) its run belongs to: runs of one scenario are
+# grouped together by pass@k and by the platform's cuts.
+SCENARIO_KEYS: tuple[str, ...] = ("whileai.scenario_id", "zeroproof.scenario_id")
 CONVERSATION_ID = "gen_ai.conversation.id"
 OPERATION_NAME = "gen_ai.operation.name"
 TOOL_NAME = "gen_ai.tool.name"
@@ -270,6 +274,10 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
     row["trace_id"] = ids[0] if ids else ""
     if conversation_id is not None:
         row["conversation_id"] = str(conversation_id)
+    scenario = next((s.attributes[k] for s in spans for k in SCENARIO_KEYS
+                     if s.attributes.get(k)), None)
+    if scenario is not None:
+        row["scenario_id"] = str(scenario)
     usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
     if usage:
         row["usage"] = usage

@@ -30,6 +30,7 @@ __all__ = [
     "Span",
     "SpanCounts",
     "SpanEvent",
+    "decode_attributes",
     "decode_spans",
     "decode_value",
     "read_export",
@@ -153,6 +154,15 @@ def _decode_attributes(raw: Any, tally: Counter[str] | None) -> dict[str, Any]:
     return out
 
 
+def decode_attributes(raw: Any) -> dict[str, Any]:
+    """OTLP ``[{"key", "value"}]`` attributes (or a plain mapping) as ``{key: plain value}``.
+
+    >>> decode_attributes([{"key": "gen_ai.agent.name", "value": {"stringValue": "bot"}}])
+    {'gen_ai.agent.name': 'bot'}
+    """
+    return _decode_attributes(raw, None)
+
+
 def _time(raw: Any) -> int | None:
     if isinstance(raw, bool) or raw is None or raw == "":
         return None
@@ -163,9 +173,11 @@ def _time(raw: Any) -> int | None:
     return value if value > 0 else None
 
 
-def _hex_id(raw: Any) -> str:
+def _hex_id(raw: Any, width: int = 16) -> str:
+    """An id as lower-case hex; an SDK's integer id zero-padded to its OTLP width (32 hex digits
+    for a trace, 16 for a span), so it equals the id an OTLP export of the same span carries."""
     if isinstance(raw, int) and not isinstance(raw, bool):
-        return format(raw, "x") if raw else ""
+        return format(raw, f"0{width}x") if raw else ""
     return str(raw).strip().lower().removeprefix("0x") if raw else ""
 
 
@@ -184,7 +196,7 @@ def _from_sdk(obj: Any, tally: Counter[str], index: int) -> Span:
         for e in getattr(obj, "events", ()) or ()
     )
     return Span(
-        trace_id=_hex_id(getattr(ctx, "trace_id", None)),
+        trace_id=_hex_id(getattr(ctx, "trace_id", None), 32),
         span_id=_hex_id(getattr(ctx, "span_id", None)),
         parent_id=_hex_id(getattr(parent, "span_id", None)),
         name=str(getattr(obj, "name", "") or ""),
@@ -227,7 +239,7 @@ def _from_dict(raw: Mapping[str, Any], tally: Counter[str], index: int) -> Span:
             )
         )
     return Span(
-        trace_id=_hex_id(_first(raw, "traceId", "trace_id")),
+        trace_id=_hex_id(_first(raw, "traceId", "trace_id"), 32),
         span_id=_hex_id(_first(raw, "spanId", "span_id")),
         parent_id=_hex_id(_first(raw, "parentSpanId", "parent_span_id", "parent_id")),
         name=str(raw.get("name") or ""),

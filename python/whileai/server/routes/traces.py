@@ -1,0 +1,112 @@
+"""``/v1/traces`` (the OTLP/HTTP receiver and the trace list), ``/v1/scores``, ``/v1/cuts``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from whileai.server.errors import ApiError
+from whileai.server.routes.deps import CurrentAccount, StoreDep
+from whileai.server.services import cuts, traces
+from whileai.server.services.otlp import decode_body, encode_response
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["traces"])
+# An OTLP batch is small (an SDK sends a few MB at most); a larger body is refused before it is
+# held in memory, which keeps the receiver's memory bounded under a flood.
+MAX_TRACE_BODY = 64 * 1024 * 1024
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 past ``limit`` bytes (never held whole beyond it)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ApiError("too_large", f"the request holds {declared} bytes; this server takes "
+                                    f"at most {limit} per request")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError("too_large", f"the body passed {limit} bytes, the most this server "
+                                        "takes per request")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@router.post("/traces", summary="OTLP/HTTP trace export (protobuf or JSON, gzip allowed)",
+             response_class=Response)
+async def receive(request: Request, store: StoreDep, account: CurrentAccount) -> Response:
+    """Store the spans; the reply is an ExportTraceServiceResponse in the request's encoding,
+    with ``partialSuccess`` when some spans were rejected."""
+    limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
+    body = await _body(request, limit)
+    content_type = request.headers.get("content-type", "")
+    export = decode_body(body, content_type, request.headers.get("content-encoding", ""),
+                         limit=limit)
+    result = await run_in_threadpool(traces.ingest, store, account, export)
+    payload, media = encode_response(result["rejected"], result["message"], content_type)
+    return Response(payload, media_type=media)
+
+
+@router.get("/traces", summary="Your traces, newest first")
+def list_traces(store: StoreDep, account: CurrentAccount, agent: str | None = None,
+                limit: int = Query(100, ge=1, le=1000),
+                offset: int = Query(0, ge=0)) -> dict[str, Any]:
+    """A page of traces with their prompt, agent and scores; ``genai`` and ``raw`` counts."""
+    return traces.list_traces(store, account, agent=agent, limit=limit, offset=offset)
+
+
+@router.get("/traces/{trace_id}", summary="One trace: its row, spans and scores")
+def get_trace(trace_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """``row`` is the conversation (``rows_from_otel`` of the spans), None for a raw trace."""
+    return traces.get_trace(store, account, trace_id)
+
+
+class ScoresIn(BaseModel):
+    """``POST /v1/scores``: ``[{"traceId", "value", "name"?, ...}]``."""
+
+    scores: list[dict[str, Any]] = Field(min_length=1, max_length=10000)
+
+
+@router.post("/scores", summary="Grade finished traces (a re-sent name is a correction)")
+def send_scores(body: ScoresIn, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """``applied``, ``unknown`` trace ids and ``rejected`` items; 404 when nothing landed."""
+    return traces.send_scores(store, account, body.scores)
+
+
+_CUT_PARAMS = {"agent", "since", "holdout", "band_lo", "band_hi"}
+
+
+@router.get("/cuts", summary="What a cut of your traces would hold")
+def cuts_report(request: Request, store: StoreDep, account: CurrentAccount,
+                agent: str | None = None, since: str = "all", holdout: float | None = None,
+                band_lo: float | None = None, band_hi: float | None = None) -> dict[str, Any]:
+    """Other query parameters are trace filters (``model``, ``tool``, ``measure``)."""
+    filters = {k: v for k, v in request.query_params.items() if k not in _CUT_PARAMS}
+    band = None if band_lo is None and band_hi is None else (
+        band_lo if band_lo is not None else 0.2, band_hi if band_hi is not None else 0.8)
+    return cuts.cuts_report(store, account, agent=agent, since=since, band=band,
+                            holdout=holdout, filters=filters)
+
+
+class CutIn(BaseModel):
+    """``POST /v1/cuts``: make the train and holdout datasets of a cut."""
+
+    agent: str | None = None
+    kind: str = "rl"
+    since: str = "all"
+    holdout: float | None = None
+    band: tuple[float, float] | None = None
+    name: str | None = None
+    filters: dict[str, Any] = Field(default_factory=dict)
+
+
+@router.post("/cuts", summary="Cut training data out of your traces")
+def make_cut(body: CutIn, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+    """Returns ``train`` and ``holdout`` dataset entries and the report they came from."""
+    return cuts.cut(store, account, agent=body.agent, kind=body.kind, since=body.since,
+                    holdout=body.holdout, band=body.band, name=body.name, filters=body.filters)

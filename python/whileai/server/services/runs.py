@@ -1,0 +1,205 @@
+"""Training runs: create (idempotent on the client-made id), log points and events, finish, read.
+
+Points and events carry the ``seq`` their client gave them; a line whose ``(run, seq)`` is
+already stored is skipped, so a batch sent twice (the answer was lost, the sender retried, or a
+folder was imported after a live upload) is stored once. Lines without ``seq`` (plain HTTP
+callers) are numbered after the newest one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from whileai.server.errors import ApiError
+from whileai.server.services import Account, Store
+from whileai.server.store.dialect import insert_new
+from whileai.server.store.run_tables import run_events, run_points, runs
+
+__all__ = ["MAX_BATCH", "create_run", "finish_run", "get_run", "list_runs", "log_events",
+           "log_points"]
+
+MAX_BATCH = 500
+STATUSES = ("done", "failed", "stopped")
+_RESERVED = ("seq", "step", "time")
+
+
+def _loads(text: str | None) -> Any:
+    return json.loads(text) if text else None
+
+
+def _record(row: Any) -> dict[str, Any]:
+    return {"runId": row.id, "id": row.id, "name": row.name, "dataset": row.dataset_id,
+            "holdout": row.holdout_id, "base_model": row.base_model, "trainer": row.trainer,
+            "total_steps": row.total_steps, "config": _loads(row.config) or {},
+            "status": row.status, "summary": _loads(row.summary) or {}, "adapter": row.adapter,
+            "holdout_result": _loads(row.holdout_result), "points": row.points,
+            "last_step": row.last_step, "created": row.created_at, "updated": row.updated_at,
+            "finished": row.finished_at}
+
+
+def _owned(conn: sa.Connection, account: Account, run_id: str) -> Any:
+    row = conn.execute(sa.select(runs).where(runs.c.id == run_id,
+                                             runs.c.account_id == account.id)).first()
+    if row is None:
+        raise ApiError("not_found", f"no run {run_id!r} in this account")
+    return row
+
+
+def _next_seq(conn: sa.Connection, table: sa.Table, run_id: str) -> int:
+    top = conn.execute(sa.select(sa.func.max(table.c.seq)).where(table.c.run_id == run_id))
+    value = top.scalar()
+    return 0 if value is None else int(value) + 1
+
+
+def _seq_of(line: Mapping[str, Any], where: str) -> int | None:
+    seq = line.get("seq")
+    if seq is None:
+        return None
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        raise ApiError("bad_request", f"{where}: seq must be a non-negative integer")
+    return seq
+
+
+def _check_batch(lines: Sequence[Any], what: str) -> None:
+    if len(lines) > MAX_BATCH:
+        raise ApiError("too_large", f"{len(lines)} {what} in one request; send at most "
+                                    f"{MAX_BATCH} per batch")
+
+
+def create_run(store: Store, account: Account, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Create a run, or return it when this account already created one with the same id."""
+    run_id = body.get("id") or "run_" + secrets.token_hex(8)
+    name = str(body.get("name") or "").strip()
+    if not name:
+        raise ApiError("bad_request", "a run needs a name")
+    now = time.time()
+    with store.engine.begin() as conn:
+        found = conn.execute(sa.select(runs).where(runs.c.id == run_id)).first()
+        if found is not None:
+            if found.account_id != account.id:
+                raise ApiError("conflict", f"run id {run_id!r} is taken; let the client make "
+                                           "a new one")
+            return _record(found)
+        conn.execute(sa.insert(runs).values(
+            id=run_id, account_id=account.id, name=name, dataset_id=body.get("dataset_id"),
+            holdout_id=body.get("holdout_id"), base_model=body.get("base_model"),
+            trainer=body.get("trainer"), total_steps=body.get("total_steps"),
+            config=json.dumps(body.get("config") or {}), status="running", points=0,
+            created_at=now, updated_at=now))
+        return _record(_owned(conn, account, run_id))
+
+
+def log_points(store: Store, account: Account, run_id: str, points: Sequence[Mapping[str, Any]],
+               total_steps: int | None = None) -> dict[str, int]:
+    """Store a batch of points; returns ``{"stored": new, "skipped": already there}``."""
+    _check_batch(points, "points")
+    with store.engine.begin() as conn:
+        run = _owned(conn, account, run_id)
+        nxt = None
+        lines = []
+        for i, point in enumerate(points):
+            where = f"points[{i}]"
+            step = point.get("step")
+            if isinstance(step, bool) or not isinstance(step, int):
+                raise ApiError("bad_request", f"{where}: step must be an integer")
+            metrics = {k: v for k, v in point.items() if k not in _RESERVED}
+            for key, value in metrics.items():
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                        not math.isfinite(value)):
+                    raise ApiError("bad_request", f"{where}: metric {key!r} must be a finite "
+                                                  "number")
+            seq = _seq_of(point, where)
+            if seq is None:
+                nxt = _next_seq(conn, run_points, run_id) if nxt is None else nxt
+                seq, nxt = nxt, nxt + 1
+            lines.append({"run_id": run_id, "seq": seq, "step": step,
+                          "time": point.get("time"), "metrics": json.dumps(metrics)})
+        stored = insert_new(conn, run_points, lines)
+        values: dict[str, Any] = {"points": run.points + stored, "updated_at": time.time()}
+        if lines:
+            values["last_step"] = max([line["step"] for line in lines]
+                                      + ([run.last_step] if run.last_step is not None else []))
+        if total_steps is not None:
+            values["total_steps"] = total_steps
+        conn.execute(sa.update(runs).where(runs.c.id == run_id).values(**values))
+    return {"stored": stored, "skipped": len(lines) - stored}
+
+
+def log_events(store: Store, account: Account, run_id: str,
+               events: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Store a batch of events (notes, alarms, holdout, delta, finish)."""
+    _check_batch(events, "events")
+    with store.engine.begin() as conn:
+        _owned(conn, account, run_id)
+        nxt = None
+        lines = []
+        holdout = None
+        for i, event in enumerate(events):
+            where = f"events[{i}]"
+            kind = event.get("kind")
+            if not isinstance(kind, str) or not kind:
+                raise ApiError("bad_request", f"{where}: an event needs a kind")
+            seq = _seq_of(event, where)
+            if seq is None:
+                nxt = _next_seq(conn, run_events, run_id) if nxt is None else nxt
+                seq, nxt = nxt, nxt + 1
+            step = event.get("step")
+            body = {k: v for k, v in event.items() if k not in ("seq", "kind", "step", "time")}
+            lines.append({"run_id": run_id, "seq": seq, "kind": kind[:20],
+                          "step": step if isinstance(step, int) else None,
+                          "time": event.get("time"), "body": json.dumps(body, default=str)})
+            if kind == "holdout":
+                holdout = {k: body.get(k) for k in ("before", "after", "metric", "verdict")}
+        stored = insert_new(conn, run_events, lines)
+        if holdout is not None:
+            conn.execute(sa.update(runs).where(runs.c.id == run_id).values(
+                holdout_result=json.dumps(holdout), updated_at=time.time()))
+    return {"stored": stored, "skipped": len(lines) - stored}
+
+
+def finish_run(store: Store, account: Account, run_id: str, status: str,
+               summary: Mapping[str, Any] | None, adapter: str | None) -> dict[str, Any]:
+    """Mark the run done, failed or stopped (a second finish changes nothing)."""
+    if status not in STATUSES:
+        raise ApiError("bad_request", f"status must be one of {', '.join(STATUSES)}")
+    with store.engine.begin() as conn:
+        run = _owned(conn, account, run_id)
+        if run.status == "running":
+            now = time.time()
+            conn.execute(sa.update(runs).where(runs.c.id == run_id).values(
+                status=status, summary=json.dumps(dict(summary or {}), default=str),
+                adapter=adapter, finished_at=now, updated_at=now))
+        return _record(_owned(conn, account, run_id))
+
+
+def list_runs(store: Store, account: Account, *, limit: int = 100,
+              offset: int = 0) -> dict[str, Any]:
+    """The account's runs, newest first."""
+    with store.engine.connect() as conn:
+        total = conn.execute(sa.select(sa.func.count()).select_from(runs).where(
+            runs.c.account_id == account.id)).scalar() or 0
+        rows = conn.execute(sa.select(runs).where(runs.c.account_id == account.id)
+                            .order_by(runs.c.seq.desc()).limit(limit).offset(offset)).all()
+    return {"runs": [_record(r) for r in rows], "total": int(total)}
+
+
+def get_run(store: Store, account: Account, run_id: str) -> dict[str, Any]:
+    """One run with ``series`` (points, oldest first) and ``events``."""
+    with store.engine.connect() as conn:
+        run = _owned(conn, account, run_id)
+        points = conn.execute(sa.select(run_points).where(run_points.c.run_id == run_id)
+                              .order_by(run_points.c.seq)).all()
+        events = conn.execute(sa.select(run_events).where(run_events.c.run_id == run_id)
+                              .order_by(run_events.c.seq)).all()
+    series = [{"seq": p.seq, "step": p.step, "time": p.time, **json.loads(p.metrics)}
+              for p in points]
+    logged = [{"seq": e.seq, "kind": e.kind, "step": e.step, "time": e.time,
+               **json.loads(e.body)} for e in events]
+    return {**_record(run), "series": series, "events": logged}

@@ -1,0 +1,56 @@
+"""The tables of traces (migration 0003): spans as received, one row per trace, scores.
+
+A span is identified by ``(account, span id)``, so a re-sent batch stores nothing twice. A trace
+with GenAI spans gets its conversation row, its ``task`` (the row's task key: what cuts group runs
+by) and the value of its ``score`` (kept beside the row so cuts never read rows); other traces
+keep their spans raw and are only counted.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from whileai.server.store.tables import metadata
+
+__all__ = ["trace_scores", "trace_spans", "traces"]
+
+trace_spans = sa.Table(
+    "trace_spans", metadata,
+    sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), primary_key=True),
+    sa.Column("span_id", sa.String(64), primary_key=True),
+    sa.Column("trace_id", sa.String(64), nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("received_at", sa.Float, nullable=False),
+    sa.Index("ix_trace_spans_trace", "account_id", "trace_id"),
+)
+
+traces = sa.Table(
+    "traces", metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), nullable=False),
+    sa.Column("trace_id", sa.String(64), nullable=False),
+    sa.Column("agent", sa.String(200), nullable=True),
+    sa.Column("genai", sa.Boolean, nullable=False),
+    sa.Column("spans", sa.Integer, nullable=False),
+    sa.Column("scenario", sa.Text, nullable=True),
+    sa.Column("task", sa.Text, nullable=True),
+    sa.Column("score", sa.Float, nullable=True),
+    sa.Column("model", sa.String(300), nullable=True),
+    sa.Column("row", sa.Text, nullable=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
+    sa.Index("ix_traces_account_agent", "account_id", "agent"),
+    # Covers the cuts query (counts and passes per task) without reading the rows.
+    sa.Index("ix_traces_cuts", "account_id", "genai", "agent", "task", "score"),
+)
+
+trace_scores = sa.Table(
+    "trace_scores", metadata,
+    sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), primary_key=True),
+    sa.Column("trace_id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("value", sa.Float, nullable=False),
+    sa.Column("fields", sa.Text, nullable=True),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)

@@ -1,0 +1,1 @@
+"""Pictures of the numbers: SVG charts and the self-contained HTML report."""

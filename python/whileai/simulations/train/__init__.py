@@ -1,1 +1,0 @@
-"""Training-side helpers: logprob reports, reference scoring (and trainer hooks)."""

@@ -1,0 +1,252 @@
+"""Traces into a real ``whileai serve``: the OpenTelemetry SDK's OTLP exporter, scores, cuts."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+import whileai.simulations as zps
+from platform_server import require_server_extra
+from whileai.platform import traces as wt
+from whileai.platform.errors import NotFoundError
+
+require_server_extra()
+pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
+from opentelemetry.sdk.resources import Resource  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
+    InMemorySpanExporter,
+)
+
+
+@pytest.fixture
+def key(platform_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    minted = platform_server.key(f"traces-{tmp_path.name}")
+    monkeypatch.setenv("WHILEAI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
+    monkeypatch.setenv("WHILEAI_API_KEY", minted)
+    return minted
+
+
+def messages(role: str, text: str) -> str:
+    return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
+
+
+def agent_turn(tracer: Any, *, scenario: str, ask: str, answer: str, tool_ok: bool) -> str:
+    """One conversation as GenAI spans: an agent span, a chat span and a tool span."""
+    with tracer.start_as_current_span("invoke_agent support") as root:
+        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+        root.set_attribute("gen_ai.agent.name", "support-bot")
+        root.set_attribute("whileai.scenario_id", scenario)
+        with tracer.start_as_current_span("chat gpt-x") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.set_attribute("gen_ai.request.model", "gpt-x")
+            chat.set_attribute("gen_ai.input.messages", messages("user", ask))
+            chat.set_attribute("gen_ai.usage.input_tokens", 12)
+            chat.set_attribute("gen_ai.usage.output_tokens", 5)
+        with tracer.start_as_current_span("execute_tool get_order") as tool:
+            tool.set_attribute("gen_ai.operation.name", "execute_tool")
+            tool.set_attribute("gen_ai.tool.name", "get_order")
+            tool.set_attribute("gen_ai.tool.call.arguments", '{"order_id": "W1"}')
+            tool.set_attribute("gen_ai.tool.call.result",
+                               '{"status": "shipped"}' if tool_ok else '{"error": "timeout"}')
+        with tracer.start_as_current_span("chat gpt-x") as chat:
+            chat.set_attribute("gen_ai.operation.name", "chat")
+            chat.set_attribute("gen_ai.output.messages", messages("assistant", answer))
+        return format(root.get_span_context().trace_id, "032x")
+
+
+def provider(url: str, key: str) -> tuple[TracerProvider, InMemorySpanExporter]:
+    sdk = TracerProvider(resource=Resource.create({"service.name": "support"}))
+    exporter = OTLPSpanExporter(endpoint=f"{url}/v1/traces",
+                                headers={"Authorization": f"Bearer {key}"})
+    sdk.add_span_processor(BatchSpanProcessor(exporter))
+    memory = InMemorySpanExporter()
+    sdk.add_span_processor(SimpleSpanProcessor(memory))
+    return sdk, memory
+
+
+def test_the_sdk_exporter_delivers_rows_equal_to_rows_from_otel(platform_server: Any,
+                                                                key: str) -> None:
+    sdk, memory = provider(platform_server.url, key)
+    tracer = sdk.get_tracer("test")
+    ids = [agent_turn(tracer, scenario=f"s{i % 3}", ask=f"where is order W{i}?",
+                      answer="It shipped." if i % 2 else "I could not check.",
+                      tool_ok=bool(i % 2)) for i in range(6)]
+    assert sdk.force_flush(30_000)
+    sdk.shutdown()
+    local = {r["trace_id"]: r for r in zps.rows_from_otel(memory.get_finished_spans())}
+    for trace_id in ids:
+        found = requests.get(f"{platform_server.url}/v1/traces/{trace_id}",
+                             headers={"Authorization": f"Bearer {key}"}, timeout=10).json()
+        assert found["agent"] == "support-bot"
+        assert found["genai"]
+        assert found["row"] == local[trace_id]
+        assert found["row"]["scenario_id"] in ("s0", "s1", "s2")
+    listed = wt.list_traces(agent="support-bot")
+    assert listed["genai"] == 6
+    assert {t["traceId"] for t in listed["traces"]} == set(ids)
+    assert "support-bot" in [a["agent"] for a in zps.agents()]
+
+
+def _export(url: str, key: str, body: bytes, content_type: str,
+            encoding: str | None = None) -> requests.Response:
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": content_type}
+    if encoding:
+        headers["Content-Encoding"] = encoding
+    return requests.post(f"{url}/v1/traces", data=body, headers=headers, timeout=10)
+
+
+def json_export(spans: list[dict[str, Any]]) -> bytes:
+    return json.dumps({"resourceSpans": [{"resource": {"attributes": []},
+                                          "scopeSpans": [{"spans": spans}]}]}).encode()
+
+
+def span(trace: str, span_id: str, **attrs: Any) -> dict[str, Any]:
+    return {"traceId": trace, "spanId": span_id, "name": "chat m", "startTimeUnixNano": "1",
+            "endTimeUnixNano": "2",
+            "attributes": [{"key": k, "value": {"stringValue": str(v)}} for k, v in
+                           attrs.items()]}
+
+
+def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) -> None:
+    url = platform_server.url
+    trace = "ab" * 16
+    good = span(trace, "01" * 8, **{"gen_ai.input.messages": messages("user", "hi"),
+                                    "gen_ai.agent.name": "json-bot"})
+    raw = span("cd" * 16, "02" * 8, **{"http.method": "GET"})  # not GenAI: kept raw
+    bad = span("", "03" * 8)
+    body = json_export([good, raw, bad])
+    first = _export(url, key, gzip.compress(body), "application/json", "gzip")
+    assert first.status_code == 200
+    assert first.json()["partialSuccess"]["rejectedSpans"] == "1"
+    again = _export(url, key, body, "application/json")  # a re-sent batch stores nothing twice
+    assert again.status_code == 200
+    listed = wt.list_traces(agent="json-bot")
+    assert listed["genai"] == 1
+    assert listed["traces"][0]["spans"] == 1
+    everything = wt.list_traces()
+    assert everything["raw"] >= 1
+    for payload, ctype, reason in ((b"{not json", "application/json", "not JSON"),
+                                   (b"\x0a\xff\xff", "application/x-protobuf", "protobuf"),
+                                   (b"x", "text/plain", "Content-Type")):
+        refused = _export(url, key, payload, ctype)
+        assert refused.status_code == 400
+        assert reason in refused.json()["message"]
+    assert _export(url, "wrong-key", body, "application/json").status_code == 401
+    assert wt.list_traces(agent="json-bot")["traces"][0]["spans"] == 1  # still one span stored
+
+
+def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str) -> None:
+    sdk, _ = provider(platform_server.url, key)
+    tracer = sdk.get_tracer("loop")
+    ids: dict[str, list[str]] = {}
+    for s in range(6):
+        for _ in range(4):
+            trace_id = agent_turn(tracer, scenario=f"loop-{s}", ask=f"question {s}",
+                                  answer="done", tool_ok=True)
+            ids.setdefault(f"loop-{s}", []).append(trace_id)
+    assert sdk.force_flush(30_000)
+    sdk.shutdown()
+    nothing = wt.cuts(agent="support-bot")
+    assert nothing["rl"]["prompts"] == 0
+    assert "send_score" in wt.format_cuts(nothing, "support-bot")
+    # prompts 0-3 pass half of the time, prompt 4 always, prompt 5 never
+    scores = []
+    for s in range(6):
+        for run, trace_id in enumerate(ids[f"loop-{s}"]):
+            value = 1.0 if (s == 4 or (s < 4 and run % 2 == 0)) else 0.0
+            scores.append({"traceId": trace_id, "value": value})
+    assert wt.send_score(scores=scores)["applied"] == 24
+    assert wt.send_score(ids["loop-5"][0], 0.0)["applied"] == 1  # a correction, not a copy
+    with pytest.raises(NotFoundError, match="unknown trace ids"):
+        wt.send_score("ff" * 16, 1.0)
+    report = wt.cuts(agent="support-bot")
+    assert report["rl"]["prompts"] == 4
+    assert report["rl"]["runs"] == 16
+    assert report["sft"]["prompts"] == 5
+    text = wt.format_cuts(report, "support-bot")
+    assert text.splitlines()[0] == "4 prompts are worth training on"
+    assert text.splitlines()[-1] == 'next: zps.cut(agent="support-bot", kind="rl")'
+    made = wt.cut(agent="support-bot", kind="rl", holdout=0.25)
+    train = zps.pull(made["train"]["datasetId"])
+    held = zps.pull(made["holdout"]["datasetId"])
+    assert len(train) + len(held) == 16
+    assert {r["scenario_id"] for r in train}.isdisjoint({r["scenario_id"] for r in held})
+    assert made["holdout"]["linkedId"] == made["train"]["datasetId"]
+    assert all(r["lineage"]["source"] == "traces" for r in train)
+    assert sorted({r["reward"] for r in train}) == [0.0, 1.0]
+    sft = wt.cut(agent="support-bot", kind="sft", holdout=0.0)
+    assert sft["holdout"] is None
+    assert len(zps.pull(sft["train"]["datasetId"])) == 5
+
+
+def test_traces_cli_lists_and_cuts(platform_server: Any, key: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from whileai.cli import main
+
+    trace = "ee" * 16
+    body = json_export([span(trace, "0e" * 8, **{"gen_ai.input.messages": messages("user", "yo"),
+                                                  "gen_ai.agent.name": "cli-bot"})])
+    assert _export(platform_server.url, key, body, "application/json").status_code == 200
+    assert main(["traces", "list", "--agent", "cli-bot"]) == 0
+    out = capsys.readouterr().out
+    assert "1 traces (1 GenAI, 0 raw)" in out
+    assert trace in out
+    assert "unscored" in out
+    assert main(["traces", "cuts", "--agent", "cli-bot"]) == 0
+    assert capsys.readouterr().out.startswith("no prompt is worth training on yet")
+
+
+def test_import_hf_reads_local_parquet_jsonl_and_csv(platform_server: Any, key: str,
+                                                     tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    from whileai.platform.hub import hf_status, import_hf
+
+    records = [{"question": f"{i}+1?", "answer": str(i + 1), "score": float(i % 2),
+                "source": "toy"} for i in range(5)]
+    datasets.Dataset.from_list(records).to_parquet(str(tmp_path / "train.parquet"))
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (tmp_path / "rows.csv").write_text("prompt,final_text\nhi,hello\nbye,ciao\n")
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "train.jsonl").write_text((tmp_path / "rows.jsonl").read_text())
+    for source, expected in ((tmp_path / "train.parquet", 5), (tmp_path / "rows.jsonl", 5),
+                             (tmp_path / "rows.csv", 2), (folder, 5)):
+        entry = import_hf(str(source), name=f"imported-{Path(source).name}", max_rows=10)
+        assert entry["rows"] == expected
+        rows = zps.pull(entry["datasetId"])
+        assert len(rows) == expected
+    assert rows[1] == {"prompt": "1+1?", "answer": "2", "reward": 1.0, "source": "toy"}
+    assert import_hf(str(tmp_path / "train.parquet"), max_rows=2)["rows"] == 2
+    with pytest.raises(ValueError, match="HF_TOKEN"):
+        hf_status()
+
+
+def test_oversized_and_inflating_bodies_get_413(tmp_path: Path) -> None:
+    from platform_server import start_server
+
+    small = start_server(tmp_path, "--max-request-bytes", "4000")
+    try:
+        key = small.key("tiny")
+        spans = [span(f"{i + 1:032x}", f"{i + 1:016x}", **{"gen_ai.agent.name": "x"})
+                 for i in range(40)]
+        body = json_export(spans)
+        assert len(body) > 4000
+        assert _export(small.url, key, body, "application/json").status_code == 413
+        bomb = gzip.compress(body)
+        assert len(bomb) < 4000
+        refused = _export(small.url, key, bomb, "application/json", "gzip")
+        assert refused.status_code == 413
+        assert "inflates past 4000 bytes" in refused.json()["message"]
+        assert wt.list_traces(api_key=key, base_url=small.url)["total"] == 0
+    finally:
+        small.stop()
