@@ -83,7 +83,7 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
         ConfigError: the split holds no rows.
     """
     try:
-        import datasets
+        import datasets  # type: ignore[import-untyped]
     except ImportError as exc:
         raise ImportError("import_hf needs the datasets package: pip install 'whileai[hf]'") \
             from exc

@@ -136,7 +136,7 @@ def _gate(store: Any, account: Any, dataset_id: str, mode: str | None) -> str:
         return f'<p class="warn">refused: {escape(str(exc))}</p>'
     signal = report.get("signal") or {}
     scan = report.get("hack_scan") or {}
-    facts = [["verdict", "passes" if report.get("ok") else "refused"],
+    facts: list[list[Any]] = [["verdict", "passes" if report.get("ok") else "refused"],
              ["mode", report.get("mode")], ["rows checked", report.get("rows")],
              ["graded", report.get("graded")], ["asks with a pass and a fail",
                                                 signal.get("mixed_asks")],

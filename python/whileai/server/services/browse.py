@@ -23,8 +23,9 @@ def dataset_page(store: Store, account: Account, *, limit: int,
     """A page of datasets (newest first) with their cached profile, and counts by purpose."""
     where = datasets.c.account_id == account.id
     with store.engine.connect() as conn:
-        counts = dict(conn.execute(sa.select(datasets.c.purpose, sa.func.count())
-                                   .where(where).group_by(datasets.c.purpose)).all())
+        counts: dict[str, int] = {purpose: int(n) for purpose, n in conn.execute(
+            sa.select(datasets.c.purpose, sa.func.count()).where(where)
+            .group_by(datasets.c.purpose))}
         rows = conn.execute(sa.select(datasets).where(where).order_by(datasets.c.seq.desc())
                             .limit(limit).offset(offset)).all()
     items = []
@@ -32,8 +33,8 @@ def dataset_page(store: Store, account: Account, *, limit: int,
         item = entry(row)
         item["profile"] = json.loads(row.profile) if row.profile else None
         items.append(item)
-    return {"datasets": items, "total": sum(int(v) for v in counts.values()),
-            "by_purpose": {k: int(v) for k, v in sorted(counts.items())}}
+    return {"datasets": items, "total": sum(counts.values()),
+            "by_purpose": dict(sorted(counts.items()))}
 
 
 def lineage(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:

@@ -159,7 +159,7 @@ def _dataset(store: Store, account: Account, rows: list[dict[str, Any]],
 
 
 def _cut_rows(groups: dict[str, list[dict[str, Any]]], kind: str) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for key in sorted(groups):
         scored = [(r, s) for r in groups[key] if (s := _score(r)) is not None]
         if kind == "rl":
@@ -193,13 +193,13 @@ def cut(store: Store, account: Account, *, agent: str | None = None, kind: str =
     train = [r for r in rows if r["scenario_id"] not in held]
     base = name or f"{agent or 'traces'}-{kind}-cut"
     about = f"cut kind={kind} from traces (since {since}) of agent {agent or 'any'}"
-    made = {"kind": kind, "report": report, "holdout": None,
-            "train": _dataset(store, account, train, datasets.NewDataset(
-                name=base, purpose="train", mode=kind, agent=agent, description=about))}
+    made_train = _dataset(store, account, train, datasets.NewDataset(
+        name=base, purpose="train", mode=kind, agent=agent, description=about))
+    made_held = None
     if held:
-        made["holdout"] = _dataset(store, account, [r for r in rows if r["scenario_id"] in held],
-                                   datasets.NewDataset(
-                                       name=f"{base}-holdout", purpose="holdout", mode=kind,
-                                       agent=agent, description=about,
-                                       linked=made["train"]["datasetId"]))
-    return made
+        made_held = _dataset(store, account, [r for r in rows if r["scenario_id"] in held],
+                             datasets.NewDataset(
+                                 name=f"{base}-holdout", purpose="holdout", mode=kind,
+                                 agent=agent, description=about,
+                                 linked=made_train["datasetId"]))
+    return {"kind": kind, "report": report, "train": made_train, "holdout": made_held}

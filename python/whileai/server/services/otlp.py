@@ -92,7 +92,7 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
                                       "send gzip or none")
     kind = content_type.split(";")[0].strip().lower()
     if kind == PROTOBUF:
-        from google.protobuf.message import DecodeError
+        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
         )

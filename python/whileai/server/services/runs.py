@@ -102,8 +102,8 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
     _check_batch(points, "points")
     with store.engine.begin() as conn:
         run = _owned(conn, account, run_id)
-        nxt = None
-        lines = []
+        nxt: int | None = None
+        lines: list[dict[str, Any]] = []
         for i, point in enumerate(points):
             where = f"points[{i}]"
             step = point.get("step")
@@ -124,8 +124,9 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
         stored = insert_new(conn, run_points, lines)
         values: dict[str, Any] = {"points": run.points + stored, "updated_at": time.time()}
         if lines:
-            values["last_step"] = max([line["step"] for line in lines]
-                                      + ([run.last_step] if run.last_step is not None else []))
+            steps = [int(line["step"]) for line in lines]
+            values["last_step"] = max([*steps, *([run.last_step] if run.last_step is not None
+                                                 else [])])
         if total_steps is not None:
             values["total_steps"] = total_steps
         conn.execute(sa.update(runs).where(runs.c.id == run_id).values(**values))

@@ -41,7 +41,9 @@ def _valid_id(value: Any, length: int) -> bool:
 def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[str, Any]:
     """Store an OTLP/JSON export; returns counts and the partial-success message."""
     now = time.time()
-    lines, rejected, agents_seen = [], 0, {}
+    lines: list[dict[str, Any]] = []
+    rejected = 0
+    agents_seen: dict[str, str] = {}
     problems: list[str] = []
     for span, resource in flat_spans(dict(export)):
         trace_id, span_id = span.get("traceId"), span.get("spanId")
@@ -164,8 +166,8 @@ def list_traces(store: Store, account: Account, *, agent: str | None, limit: int
     if agent is not None:
         where.append(traces.c.agent == agent)
     with store.engine.connect() as conn:
-        counts = dict(conn.execute(sa.select(traces.c.genai, sa.func.count())
-                                   .where(*where).group_by(traces.c.genai)).all())
+        counts: dict[bool, int] = {bool(genai): int(n) for genai, n in conn.execute(
+            sa.select(traces.c.genai, sa.func.count()).where(*where).group_by(traces.c.genai))}
         page = conn.execute(sa.select(traces).where(*where).order_by(traces.c.seq.desc())
                             .limit(limit).offset(offset)).all()
         ids = [r.trace_id for r in page]
@@ -184,8 +186,8 @@ def list_traces(store: Store, account: Account, *, agent: str | None, limit: int
                       "spans": r.spans, "scenario": r.scenario, "model": r.model,
                       "prompt": row.get("prompt") if row else None,
                       "scores": scores.get(r.trace_id, {}), "createdAt": r.created_at})
-    return {"traces": items, "genai": int(counts.get(True, 0)),
-            "raw": int(counts.get(False, 0)), "total": sum(int(v) for v in counts.values())}
+    return {"traces": items, "genai": counts.get(True, 0), "raw": counts.get(False, 0),
+            "total": sum(counts.values())}
 
 
 def send_scores(store: Store, account: Account,
@@ -196,7 +198,8 @@ def send_scores(store: Store, account: Account,
         ApiError: nothing landed (every trace id unknown, or every score malformed).
     """
     now = time.time()
-    good, rejected = [], []
+    good: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
     for i, item in enumerate(scores):
         trace_id = str(item.get("traceId") or item.get("trace_id") or "").lower()
         value = item.get("value")

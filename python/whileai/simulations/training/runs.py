@@ -56,7 +56,8 @@ def get_run(run: Any, *, dir: Dir = None) -> dict[str, Any]:
     if transport is None:
         raise ConfigError(f"run {run!r}: no local run folder under "
                           f"{dir or default_runs_dir()} and no platform configured")
-    return transport.get_run(str(run))
+    found: dict[str, Any] = transport.get_run(str(run))
+    return found
 
 
 def list_runs(*, dir: Dir = None) -> list[dict[str, Any]]:
@@ -142,6 +143,8 @@ def reward_model(run: Any, *, threshold: float = 0.5, rubric: str | None = None,
 
     judge = resolve_judge(local_model(str(served["url"]), model=served.get("model")),
                           rubric=rubric)
+    if judge is None:  # resolve_judge gives None only without a spec; ours always has one
+        raise ConfigError(f"run {info.get('id')!r}: no judge at {served['url']}")
 
     def scored(row: Any) -> dict[str, Any]:
         verdict = dict(judge(row))
