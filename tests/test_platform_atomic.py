@@ -153,4 +153,10 @@ def test_the_schema_is_migrated_to_the_newest_revision(fresh: Server) -> None:
 
         with closing(sqlite3.connect(fresh.directory / "whileai.db")) as conn:
             row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-    assert row == ("0001",)
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(
+        Path(__file__).resolve().parents[1] / "python/whileai/server/migrations"))
+    assert row == (ScriptDirectory.from_config(config).get_current_head(),)

@@ -209,7 +209,8 @@ def test_traces_cli_lists_and_cuts(platform_server: Any, key: str,
 def test_import_hf_reads_local_parquet_jsonl_and_csv(platform_server: Any, key: str,
                                                      tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
-    from whileai.platform.hub import hf_status, import_hf
+    from whileai.platform.hub import import_hf
+    from whileai.simulations.export.hub import hf_status
 
     records = [{"question": f"{i}+1?", "answer": str(i + 1), "score": float(i % 2),
                 "source": "toy"} for i in range(5)]

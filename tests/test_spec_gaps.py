@@ -16,6 +16,7 @@ from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.clean.claims import claimed_actions, unsupported_claims
 from whileai.simulations.clean.trace_flags import trace_flags
 from whileai.simulations.generate.writer import TemplateWriter
+from whileai.simulations.models.embedders import HASH_VERSION
 
 TOOLS = [{"type": "function", "function": {
     "name": "get_order", "description": "Look up an order by id.",
@@ -114,7 +115,7 @@ def test_leakage_takes_an_embedder_and_examples() -> None:
 
     by_hash = zps.leakage_report(gen, src)
     assert by_hash["n_leaky"] == 0
-    assert by_hash["embedder"] == "hash-v1"
+    assert by_hash["embedder"] == HASH_VERSION
     mine = zps.leakage_report(gen, src, embedder=topic, examples=2, threshold=0.95)
     assert mine["n_leaky"] == 5
     assert [x["index"] for x in mine["leaky"]] == [0, 1]
@@ -124,7 +125,8 @@ def test_leakage_takes_an_embedder_and_examples() -> None:
     assert [r["prompt"] for r in kept] == ["cancel my gym membership"]
     assert report["dropped"] == 5
     assert len(report["leaky"]) == 1
-    assert zps.leakage_report(gen, src, embedder="hash-v1:64")["embedder"] == "hash-v1:64"
+    versioned = f"{HASH_VERSION}:64"
+    assert zps.leakage_report(gen, src, embedder=versioned)["embedder"] == versioned
     with pytest.raises(ValueError, match="examples"):
         zps.leakage_report(gen, src, examples=-1)
     with pytest.raises(ConfigError, match="unknown embedder"):

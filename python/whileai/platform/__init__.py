@@ -39,7 +39,7 @@ from whileai.platform.errors import (
     RequestTooLargeError,
     UnreachableError,
 )
-from whileai.platform.hub import hf_publish, hf_publish_run, hf_status, import_hf
+from whileai.platform.hub import import_hf
 from whileai.platform.traces import cut, cuts, format_cuts, list_traces, send_score
 
 __all__ = [
@@ -59,9 +59,6 @@ __all__ = [
     "delete_dataset",
     "delete_empty_datasets",
     "format_cuts",
-    "hf_publish",
-    "hf_publish_run",
-    "hf_status",
     "import_hf",
     "issue_delegated_credential",
     "list_traces",

@@ -14,9 +14,6 @@ from whileai.platform import (
     delete_dataset,
     delete_empty_datasets,
     format_cuts,
-    hf_publish,
-    hf_publish_run,
-    hf_status,
     import_hf,
     issue_delegated_credential,
     list_traces,
@@ -85,6 +82,7 @@ from whileai.simulations.export import (
     to_trl,
     training_rows,
 )
+from whileai.simulations.export.hub import hf_publish, hf_publish_run, hf_status
 from whileai.simulations.from_traces import simulate_from_traces
 from whileai.simulations.generate.diversity import novelty
 from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent

@@ -92,7 +92,7 @@ def leakage_report(
         sources: the source traces.
         threshold: cosine similarity at or above which a row is flagged (exact matches after
             normalisation are always flagged, whatever the embedder says).
-        embedder: ``"hash"`` (the built-in hash embedder), ``"hash-v1:<dim>"``, or any callable
+        embedder: ``"hash"`` (the built-in hash embedder), ``"hash-v2:<dim>"``, or any callable
             ``texts -> vectors``.
         examples: how many flagged rows ``leaky`` lists (``None``: all); ``n_leaky`` counts all.
         field: the text compared.
