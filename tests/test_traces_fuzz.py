@@ -64,3 +64,9 @@ def test_an_infinite_timestamp_is_no_time() -> None:
                            '[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]'}}
     (row,) = zps.rows_from_otel([span])
     assert row["prompt"] == "hi"
+
+
+def test_unhashable_roles_and_types_are_dropped_not_raised() -> None:
+    rows = zps.load_traces([{"prompt": [{"role": []}]},
+                            {"prompt": [{"role": "user", "type": [], "content": "hi"}]}])
+    assert [r["prompt"] for r in rows] == ["hi"]  # the first has nothing usable left

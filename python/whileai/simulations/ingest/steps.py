@@ -201,7 +201,12 @@ def canonical_steps(items: Any) -> tuple[list[dict[str, Any]], StepCounts]:
             tally["dropped"] += 1
             continue
         role = item.get("role")
-        if role == "tool" or item.get("type") in {"function_call_output", "tool_call_response"}:
+        if role is not None and not isinstance(role, str):  # a list or dict: no role we know
+            tally["dropped"] += 1
+            continue
+        kind = item.get("type")
+        if role == "tool" or (isinstance(kind, str)
+                              and kind in {"function_call_output", "tool_call_response"}):
             answer(_first(item, ("tool_call_id", "call_id", "id")),
                    _first(item, ("content", "output", "response", "result")))
             continue
