@@ -108,3 +108,17 @@ def line(
     speed = "" if python_s is None else f"{python_s / rust_s:.1f}"
     ratios = ["" if p is None else f"{p / rust_s:.2f}" for p in peers]
     print(",".join([name, str(size), py, f"{rust_s:.4f}", speed, *ratios, note]), flush=True)
+
+
+def peak_rss_of(pid: int) -> float:
+    """VmHWM (peak resident memory) of a process, in MiB (Linux; NaN elsewhere)."""
+    from pathlib import Path
+
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return float("nan")
+    for line in lines:
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import whileai.simulations as zps  # noqa: E402
+from _bench import peak_rss_of  # noqa: E402
 from platform_server import start_server  # noqa: E402
 
 
@@ -41,14 +42,6 @@ def make_rows(n: int, seed: int = 0) -> list[dict[str, object]]:
             "final_text": text[: 300 + i % 97], "reward": float(i % 3 == 0),
         })
     return rows
-
-
-def peak_rss_mib(pid: int) -> float:
-    """VmHWM of a process, in MiB (Linux)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main() -> None:
@@ -87,7 +80,7 @@ def main() -> None:
             rows_s = time.perf_counter() - start
             assert (len(pulled), pulled[0], pulled[-1]) == (count, first, last)
             del pulled
-            rss = peak_rss_mib(server.proc.pid)
+            rss = peak_rss_of(server.proc.pid)
         finally:
             server.stop()
     print("name,rows,mb,push_rows_mb_s,push_file_mb_s,pull_file_mb_s,pull_rows_mb_s,"

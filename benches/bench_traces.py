@@ -19,14 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from _bench import peak_rss_of
 from platform_server import start_server
-
-
-def _peak_rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main() -> None:
@@ -69,7 +63,7 @@ def main() -> None:
         assert server.proc is not None
         print("name,spans,seconds,spans_per_s,server_peak_rss_mib")
         print(f"otlp_ingest,{spans},{seconds:.2f},{spans / seconds:.0f},"
-              f"{_peak_rss_mib(server.proc.pid):.0f}")
+              f"{peak_rss_of(server.proc.pid):.0f}")
     finally:
         server.stop()
 

@@ -76,3 +76,17 @@ def platform_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def platform_key(platform_server: Any, monkeypatch: pytest.MonkeyPatch,
+                 tmp_path: Path) -> str:
+    """A fresh account on the shared server, used through WHILEAI_API_KEY / WHILEAI_BASE_URL
+    (its logins and run folders under a temp WHILEAI_HOME)."""
+    import secrets
+
+    minted: str = platform_server.key(f"user-{secrets.token_hex(4)}")
+    monkeypatch.setenv("WHILEAI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
+    monkeypatch.setenv("WHILEAI_API_KEY", minted)
+    return minted

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import whileai.simulations as zps
-from platform_server import Server, require_server_extra
+from platform_server import require_server_extra
 from whileai.errors import PublishGateError, RowError
 from whileai.platform import NotFoundError
 
@@ -18,12 +17,9 @@ require_server_extra()
 
 
 @pytest.fixture
-def key(platform_server: Server, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A fresh account per test, used through WHILEAI_API_KEY / WHILEAI_BASE_URL."""
-    minted = platform_server.key(f"user-{secrets.token_hex(4)}")
-    monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
-    monkeypatch.setenv("WHILEAI_API_KEY", minted)
-    return minted
+def key(platform_key: str) -> str:
+    """A fresh account per test (conftest's ``platform_key``)."""
+    return platform_key
 
 
 def rl_rows(tasks: int = 4, k: int = 2) -> list[dict[str, Any]]:

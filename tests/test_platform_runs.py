@@ -17,12 +17,9 @@ require_server_extra()
 
 
 @pytest.fixture
-def account(platform_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
-    key = platform_server.key(f"runs-{tmp_path.name}")
-    monkeypatch.setenv("WHILEAI_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
-    monkeypatch.setenv("WHILEAI_API_KEY", key)
-    return key
+def account(platform_key: str) -> str:
+    """A fresh account per test (conftest's ``platform_key``)."""
+    return platform_key
 
 
 def test_a_run_round_trips_through_the_server(account: str, tmp_path: Path) -> None:

@@ -28,12 +28,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 
 
 @pytest.fixture
-def key(platform_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
-    minted = platform_server.key(f"traces-{tmp_path.name}")
-    monkeypatch.setenv("WHILEAI_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
-    monkeypatch.setenv("WHILEAI_API_KEY", minted)
-    return minted
+def key(platform_key: str) -> str:
+    """A fresh account per test (conftest's ``platform_key``)."""
+    return platform_key
 
 
 def messages(role: str, text: str) -> str:
