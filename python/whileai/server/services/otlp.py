@@ -9,7 +9,6 @@ OTLP/JSON shape (hex ids, as the OTLP specification's JSON encoding writes them)
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import zlib
 from collections.abc import Iterator
@@ -156,7 +155,3 @@ def encode_response(rejected: int, message: str, content_type: str) -> tuple[byt
         body["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message}
     return json.dumps(body).encode(), "application/json"
 
-
-def gzip_bytes(data: bytes) -> bytes:
-    """Compress (tests and benches send gzip bodies with this)."""
-    return gzip.compress(data)

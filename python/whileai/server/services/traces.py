@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -74,8 +75,6 @@ def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[st
 
 
 def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -> None:
-    import secrets
-
     insert_new(conn, agents, [{"id": "agt_" + secrets.token_hex(8), "account_id": account.id,
                                "name": name, "created_at": now, "updated_at": now}])
 
