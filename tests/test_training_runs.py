@@ -223,3 +223,22 @@ def test_reward_model_judges_with_the_model_a_run_served(tmp_path: Path) -> None
     assert verdict["rm_score"] == 1.0
     assert body["model"] == "my-rm"
     assert judge.version == f"reward_model:{served.id}"  # type: ignore[attr-defined]
+
+
+def test_read_from_returns_only_whole_new_lines(tmp_path: Path) -> None:
+    folder = RunFolder.create(tmp_path, {"name": "r"})
+    for step in range(3):
+        folder.add_point({"step": step, "loss": 1.0})
+    lines, end = folder.read_from("points", 0, 10)
+    assert [p["step"] for p in lines] == [0, 1, 2]
+    assert folder.read_from("points", end, 10) == ([], end)  # nothing new: nothing read
+    with open(folder.path / "points.jsonl", "a", encoding="utf-8") as handle:
+        handle.write('{"seq": 3, "step": 3')  # a line still being written
+    assert folder.read_from("points", end, 10) == ([], end)
+    with open(folder.path / "points.jsonl", "a", encoding="utf-8") as handle:
+        handle.write(', "loss": 0.5}\nnot json\n{"seq": 4, "step": 4}\n')
+    lines, later = folder.read_from("points", end, 10)
+    assert [p["step"] for p in lines] == [3, 4]  # the line that is not JSON is passed over
+    assert later == (folder.path / "points.jsonl").stat().st_size
+    two, _ = folder.read_from("points", 0, 2)
+    assert [p["step"] for p in two] == [0, 1]

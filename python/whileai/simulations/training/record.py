@@ -146,6 +146,32 @@ class RunFolder:
             if i >= start:
                 yield row
 
+    def read_from(self, kind: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """Up to ``limit`` lines of ``kind`` from byte ``offset``, and the offset after them.
+
+        Only whole lines are read: a line still being written (no newline yet) waits for the next
+        call. A line that is not JSON (cut short by a crash) is passed over, as ``points()``
+        does.
+        """
+        file = self.path / f"{kind}.jsonl"
+        out: list[dict[str, Any]] = []
+        if not file.exists():
+            return out, offset
+        with open(file, "rb") as handle:
+            handle.seek(offset)
+            while len(out) < limit:
+                line = handle.readline()
+                if not line.endswith(b"\n"):
+                    break
+                offset += len(line)
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    out.append(record)
+        return out, offset
+
     def count(self, kind: str) -> int:
         """How many points (``"points"``) or events (``"events"``) the folder holds."""
         with self._lock:

@@ -42,6 +42,7 @@ def _cursor(folder: RunFolder) -> dict[str, Any]:
         return data
     except (OSError, ValueError):
         return {"created": False, "points": 0, "events": 0, "finished": False}
+    # byte offsets into points.jsonl / events.jsonl: each upload reads only what is new
 
 
 def _save_cursor(folder: RunFolder, cursor: Mapping[str, Any]) -> None:
@@ -52,6 +53,9 @@ def _save_cursor(folder: RunFolder, cursor: Mapping[str, Any]) -> None:
 
 def upload_folder(folder: RunFolder, transport: RunsTransport) -> dict[str, int]:
     """Send everything past the folder's cursor; raise on the first failure (cursor kept).
+
+    The cursor (``sent.json``) keeps a byte offset per file, so an upload reads only the lines
+    written since the last one, however long the run.
 
     Returns:
         ``{"points": n, "events": n}`` sent by this call.
@@ -65,16 +69,12 @@ def upload_folder(folder: RunFolder, transport: RunsTransport) -> dict[str, int]
         _save_cursor(folder, cursor)
     for kind, send in (("points", transport.log_points), ("events", transport.log_events)):
         while True:
-            batch = []
-            for line in folder.points(cursor[kind]) if kind == "points" else folder.events(
-                    cursor[kind]):
-                batch.append(line)
-                if len(batch) == BATCH:
-                    break
-            if not batch:
+            batch, end = folder.read_from(kind, cursor[kind], BATCH)
+            if end == cursor[kind]:
                 break
-            send(header["id"], batch)
-            cursor[kind] += len(batch)
+            if batch:
+                send(header["id"], batch)
+            cursor[kind] = end
             sent[kind] += len(batch)
             _save_cursor(folder, cursor)
     if header.get("status", "running") != "running" and not cursor["finished"]:
