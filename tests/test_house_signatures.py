@@ -72,7 +72,7 @@ def test_policy_is_the_system_prompt() -> None:
 
 TYPED_CALLS = ("simulate", "grade", "evaluate", "optimize", "export_dataset", "export_training",
                "training_rows", "export_preference", "export_environment", "load_environment",
-               "to_hf_folder")
+               "to_hf_folder", "hack_scan_diff")
 
 
 @pytest.mark.parametrize("name", TYPED_CALLS)
@@ -91,3 +91,51 @@ def test_optimize_names_the_keywords_of_the_mode() -> None:
     rows = [{"task_id": "t", "prompt": "p", "final_text": f"r{i}", "reward": float(i % 2)}
             for i in range(4)]
     assert zps.optimize(rows, mode="sft", min_reward=1.0)[1]["rows_out"] == 1
+
+
+# Where a catch-all stays, and why: the transformers callback contract passes its objects as
+# keywords; metrics, notes and score fields are the user's own names; simulate_from_traces
+# forwards to simulate, which checks every keyword; the hosted stubs raise whatever they get.
+CATCH_ALL_OK = {"HackMonitor.on_log", "HackMonitor.on_step_end", "TrainerCallback.on_train_begin",
+                "TrainerCallback.on_log", "TrainerCallback.on_step_end",
+                "TrainerCallback.on_train_end", "TrainingRun.log", "TrainingRun.note", "cut",
+                "cuts", "send_score", "simulate_from_traces", "models", "serve", "train"}
+
+
+def _public_callables() -> list[tuple[str, object]]:
+    found: list[tuple[str, object]] = []
+    for name in zps.__all__:
+        obj = getattr(zps, name)
+        if inspect.isclass(obj):
+            found += [(f"{name}.{m}", f) for m, f in vars(obj).items()
+                      if callable(f) and not m.startswith("_")]
+        elif callable(obj):
+            found.append((name, obj))
+    return found
+
+
+def test_no_public_call_hides_its_keywords() -> None:
+    hidden = []
+    for name, fn in _public_callables():
+        try:
+            params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            hidden.append(name)
+    assert sorted(set(hidden) - CATCH_ALL_OK) == []
+
+
+def test_grade_method_refuses_the_other_judges_options() -> None:
+    data = zps.simulate(echo, tools=TOOLS, budget=2, **QUIET)
+    with pytest.raises(ConfigError, match=r"scale= only applies to a callable judge"):
+        data.grade(judge="openai:gpt-x", scale=(1, 5))
+    with pytest.raises(ConfigError, match=r"temperature= only applies to a judge model"):
+        data.grade(judge=lambda row: {"reward": 1}, temperature=0.7)
+    scored = data.grade(judge=lambda row: 4, scale=(1, 5), name="likert", workers=2)
+    assert [r["reward"] for r in scored.rows] == [0.75, 0.75]
+    assert scored.judge_name == "likert"
+    labelled = [dict(r, gold_reward=1) for r in scored.rows]
+    assert type(scored)(rows=labelled).agreement(threshold=0.5)["n"] == 2
+    with pytest.raises(TypeError):
+        scored.agreement(treshold=0.5)  # type: ignore[call-arg]

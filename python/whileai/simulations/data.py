@@ -12,12 +12,14 @@ judges); ``rows`` is the same list scrubbed for export (also callable: ``data.ro
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.io import write_jsonl
+from whileai.simulations.models import RetryPolicy
 from whileai.simulations.rows import export_row
 
 __all__ = ["ExportRows", "SimulationData"]
@@ -125,7 +127,19 @@ class SimulationData:
         judge: Any = None,
         grader: Callable[[Any], Any] | None = None,
         rubric: str | None = None,
-        **kwargs: Any,
+        *,
+        workers: int | None = None,
+        timeout: float | None = 300.0,
+        progress: bool = True,
+        spec: object = None,
+        use_privileged: bool = False,
+        temperature: float = 0.0,
+        policy: RetryPolicy | None = None,
+        name: str | None = None,
+        version: str | None = None,
+        scale: tuple[float, float] | None = None,
+        source: str = "grade",
+        give_up_after: int | None = 5,
     ) -> Any:
         """Grade the run.
 
@@ -136,42 +150,67 @@ class SimulationData:
         - ``grader=``: grade this run's rows in place; returns the judge report.
         - neither: the LLM judge (``judge.llm_judge.grade``) with ``rubric`` (or the spec's).
 
+        Args:
+            judge: a judge model spec or a judge callable (see above).
+            grader: a judge callable whose verdicts are written into this run's rows.
+            rubric: the LLM judge's rubric (text or path); default: the run's spec's.
+            workers: parallel judge calls; None: 8 for a judge model, 1 for a callable.
+            timeout: seconds per judge call; None waits.
+            progress: the ``grade: done/total`` line on stderr on a terminal.
+            spec: the LLM judge's spec folder (judge models only).
+            use_privileged: let the LLM judge read the privileged block (judge models only).
+            temperature: the judge model's sampling temperature (judge models only).
+            policy: the judge model's retry policy (judge models only).
+            name: the callable judge's name on each row (callables only).
+            version: the callable judge's version on each row (callables only).
+            scale: a callable judge's rating scale ``(low, high)``, mapped to [0, 1].
+            source: the ``judge_source`` stamped on each row (callables only).
+            give_up_after: stop calling a callable judge after this many failures in a row.
+
         Raises:
-            ConfigError: both ``judge`` and ``grader``.
+            ConfigError: both ``judge`` and ``grader``, or an option of the other kind of judge.
             JudgeError: no judge given and no LLM judge is available.
         """
         if judge is not None and grader is not None:
             raise ConfigError("pass judge= (graded copies) or grader= (in place), not both")
-        judging = importlib.import_module("whileai.simulations.judge.judging")
-        if judge is not None and _is_model_spec(judge):  # a judge model: grade in place
-            llm = importlib.import_module("whileai.simulations.judge.llm_judge")
+        common: dict[str, Any] = {"timeout": timeout, "progress": progress}
+        if workers is not None:
+            common["workers"] = workers
+        for_model = {"spec": spec, "use_privileged": use_privileged,
+                     "temperature": temperature, "policy": policy}
+        for_callable = {"name": name, "version": version, "scale": scale, "source": source,
+                        "give_up_after": give_up_after}
+        callable_judge = judge if judge is not None and not _is_model_spec(judge) else grader
+        if callable_judge is None:  # a judge model: given, configured, or the spec's
+            _refuse_options(for_callable, "a callable judge (judge=callable or grader=)")
+            try:
+                llm = importlib.import_module("whileai.simulations.judge.llm_judge")
+            except ImportError as exc:
+                raise JudgeError(
+                    "no judge given and the LLM judge is unavailable: pass judge=callable "
+                    "(row -> {'reward': 0 or 1}) or grader=callable"
+                ) from exc
             chosen = rubric if rubric is not None else self.rubric
-            report = llm.grade(self, judge=judge, rubric=chosen or None,
-                               use_privileged=bool(kwargs.pop("use_privileged", False)),
-                               **kwargs)
+            report = llm.grade(self, judge=judge, rubric=chosen or None, **common, **for_model)
             self._rows = None  # graded in place: rebuild the export view
             return report
+        _refuse_options(for_model, "a judge model (judge='openai:...' or a configured judge)")
+        judging = importlib.import_module("whileai.simulations.judge.judging")
+        scored = judging.run_judge(self.trajectories, callable_judge, **common, **for_callable)
         if judge is not None:
-            return judging.run_judge(self.trajectories, judge, **kwargs)
-        if grader is not None:
-            scored = judging.run_judge(self.trajectories, grader, **kwargs)
-            for row, graded in zip(self.trajectories, scored.rows, strict=True):
-                row.update(graded)
-            self._rows = None
-            from whileai.simulations.judge.scored import status_counts
+            return scored
+        for row, graded in zip(self.trajectories, scored.rows, strict=True):
+            row.update(graded)
+        self._rows = None
+        from whileai.simulations.judge.scored import status_counts
 
-            return {"rows": len(self.trajectories), "judge_name": scored.judge_name,
-                    "judge_status": status_counts(self.trajectories)}
-        try:
-            llm = importlib.import_module("whileai.simulations.judge.llm_judge")
-        except ImportError as exc:
-            raise JudgeError(
-                "no judge given and the LLM judge is unavailable: pass judge=callable "
-                "(row -> {'reward': 0 or 1}) or grader=callable"
-            ) from exc
-        chosen = rubric if rubric is not None else self.rubric
-        if chosen:
-            kwargs["rubric"] = chosen
-        report = llm.grade(self, **kwargs)
-        self._rows = None  # graded in place: rebuild the export view
-        return report
+        return {"rows": len(self.trajectories), "judge_name": scored.judge_name,
+                "judge_status": status_counts(self.trajectories)}
+
+
+def _refuse_options(given: dict[str, Any], whose: str) -> None:
+    """Raise when an option of the other kind of judge was set (it would be silently ignored)."""
+    defaults = {n: p.default for n, p in inspect.signature(SimulationData.grade).parameters.items()}
+    changed = sorted(n for n, value in given.items() if value != defaults[n])
+    if changed:
+        raise ConfigError(f"grade(): {', '.join(f'{n}=' for n in changed)} only applies to {whose}")

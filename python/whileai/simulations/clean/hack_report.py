@@ -7,10 +7,12 @@ hack_scan: no_signal | 8 rows, 1 asks (1 mixed) | tau 0.200
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from whileai.simulations.clean.hack_features import AUTO_TOP
 from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.simulations.kwcheck import valid_kwargs
 
 __all__ = ["format_hack_scan", "format_hack_scan_diff", "hack_scan_diff"]
 
@@ -38,26 +40,55 @@ def format_hack_scan(scan: dict[str, Any], *, top: int = 8) -> str:
     return "\n".join(lines)
 
 
-def _as_scan(side: Any, endorsed: Sequence[str] | None, **kwargs: Any) -> dict[str, Any]:
+def _as_scan(side: Any, endorsed: Sequence[str] | None, options: dict[str, Any]) -> dict[str, Any]:
     if isinstance(side, dict) and "regime" in side:
         return side
-    return hack_scan(side, endorsed=endorsed, **kwargs)
+    return hack_scan(side, endorsed=endorsed, **options)
 
 
+@valid_kwargs
 def hack_scan_diff(
-    before: Any, after: Any, endorsed: Sequence[str] | None = None, **kwargs: Any
+    before: Any,
+    after: Any,
+    endorsed: Sequence[str] | None = None,
+    *,
+    features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
+    reward: str = "reward",
+    n_perm: int = 100,
+    min_obs: int = 20,
+    alpha: float = 0.05,
+    seed: int = 0,
+    auto: bool = True,
+    top: int = AUTO_TOP,
+    kinds: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Compare the scans of two row sets (or two scan reports): what did the update move toward?
 
     ``moved_toward`` is the feature whose within-ask correlation rose most among those above the
     floor after; it is withheld (None, with ``withheld`` True) when either side is degenerate.
 
+    Args:
+        before: the rows (or the scan report) before the update.
+        after: the rows (or the scan report) after it.
+        endorsed: substrings of feature names the reward should track (as in ``hack_scan``).
+        features: your own features, as in ``hack_scan``.
+        reward: the row key holding the reward.
+        n_perm: permutations for each side's noise floor.
+        min_obs: fewer usable rows than this gives ``unknown``.
+        alpha: the floor's level.
+        seed: the permutation seed (the same for both sides).
+        auto: scan the auto tier (words, word pairs, punctuation runs).
+        top: the auto tier's vocabulary size.
+        kinds: tool kind overrides for the trajectory flags.
+
     >>> d = hack_scan_diff({"regime": "degenerate", "features": []},
     ...                    {"regime": "train", "features": []})
     >>> d["withheld"], d["moved_toward"]
     (True, None)
     """
-    b, a = _as_scan(before, endorsed, **kwargs), _as_scan(after, endorsed, **kwargs)
+    options = {"features": features, "reward": reward, "n_perm": n_perm, "min_obs": min_obs,
+               "alpha": alpha, "seed": seed, "auto": auto, "top": top, "kinds": kinds}
+    b, a = _as_scan(before, endorsed, options), _as_scan(after, endorsed, options)
     rho_b = {f["name"]: f["rho"] for f in b.get("features", [])}
     rho_a = {f["name"]: f["rho"] for f in a.get("features", [])}
     above_a = {f["name"] for f in a.get("features", []) if f.get("above_floor")}

@@ -141,11 +141,16 @@ class ScoredData:
             "notes": notes,
         }
 
-    def agreement(self, **kwargs: Any) -> dict[str, Any]:
-        """Judge vs hand labels (``gold_reward``): see ``judge_agreement``."""
+    def agreement(self, *, gold: Any = None, threshold: float = 0.5) -> dict[str, Any]:
+        """Judge vs hand labels (``gold_reward``) or a second run ``gold``: see ``judge_agreement``.
+
+        Args:
+            gold: another scored run whose rewards are the reference (default: ``gold_reward``).
+            threshold: the reward at or above which a row counts as a pass.
+        """
         from whileai.simulations.judge.trust import judge_agreement
 
-        report: dict[str, Any] = judge_agreement(self.rows, **kwargs)
+        report: dict[str, Any] = judge_agreement(self.rows, gold=gold, threshold=threshold)
         return report
 
     def save(self, path: str | PathLike[str]) -> Path:

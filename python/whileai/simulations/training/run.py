@@ -16,12 +16,13 @@ it: a server that is down only delays the upload (``whileai runs import`` sends 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
 from whileai.errors import ConfigError
+from whileai.simulations.measure.stats import DEFAULT_RESAMPLES
 from whileai.simulations.training.record import RUN_STATUSES, RunFolder, default_runs_dir
 from whileai.simulations.training.sender import RunSender, RunsTransport
 
@@ -121,11 +122,15 @@ class TrainingRun:
         return verdict
 
     def delta(self, before: Any, after: Any, *, target: str = "pass_at_1",
-              by: Any = None, **kwargs: Any) -> dict[str, Any]:
+              must_not_regress: Iterable[str] = (), by: Any = None, run_std: float | None = None,
+              proxy: str | None = None, n_resamples: int = DEFAULT_RESAMPLES,
+              seed: int = 0) -> dict[str, Any]:
         """``delta_report`` kept on the run (and its pass rates as the holdout verdict)."""
         from whileai.simulations.measure.delta import delta_report
 
-        report = delta_report(before, after, target=target, by=by, **kwargs)
+        report = delta_report(before, after, target=target, must_not_regress=must_not_regress,
+                              by=by, run_std=run_std, proxy=proxy, n_resamples=n_resamples,
+                              seed=seed)
         self.folder.add_event("delta", report=report)
         entry = report["metrics"].get(report["target"], {})
         if isinstance(entry.get("before"), (int, float)) and isinstance(entry.get("after"),

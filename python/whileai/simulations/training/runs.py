@@ -13,11 +13,12 @@ monitor: 0 checks over 0 reward calls (every 10); no alarm
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.measure.stats import DEFAULT_RESAMPLES
 from whileai.simulations.training.record import RunFolder, default_runs_dir
 from whileai.simulations.training.run import TrainingRun, holdout_verdict, runs_in
 
@@ -105,13 +106,18 @@ def attach_holdout(run: Any, before: Any, after: Any, *, metric: str = "pass_rat
 
 
 def attach_delta(run: Any, before: Any, after: Any, *, target: str = "pass_at_1",
-                 by: Any = None, dir: Dir = None, **kwargs: Any) -> dict[str, Any]:
+                 must_not_regress: Iterable[str] = (), by: Any = None,
+                 run_std: float | None = None, proxy: str | None = None,
+                 n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                 dir: Dir = None) -> dict[str, Any]:
     """``delta_report(before, after)`` kept on a run that has already finished."""
     if isinstance(run, TrainingRun):
-        return run.delta(before, after, target=target, by=by, **kwargs)
+        return run.delta(before, after, target=target, must_not_regress=must_not_regress, by=by,
+                         run_std=run_std, proxy=proxy, n_resamples=n_resamples, seed=seed)
     from whileai.simulations.measure.delta import delta_report
 
-    report = delta_report(before, after, target=target, by=by, **kwargs)
+    report = delta_report(before, after, target=target, must_not_regress=must_not_regress, by=by,
+                          run_std=run_std, proxy=proxy, n_resamples=n_resamples, seed=seed)
     folder = _amend(run, dir, "delta", report=report)
     if folder is None:
         return report
