@@ -102,6 +102,25 @@ def test_a_raising_agent_is_called_off_after_twice_the_budget() -> None:
     assert data.search["first_agent_error"] == "RuntimeError: endpoint down"
 
 
+@pytest.mark.parametrize("repeats", [1, 4])
+def test_one_ask_the_agent_always_fails_cannot_hold_the_run(repeats: int) -> None:
+    asked: list[str] = []
+
+    def breaks_on_the_first_ask(message: str) -> dict[str, Any]:
+        asked.append(message)
+        if message == asked[0]:
+            raise RuntimeError("this ask breaks me")
+        return {"steps": [], "final_text": "ok"}
+
+    data = zps.simulate(breaks_on_the_first_ask, tools=TOOLS, budget=8, repeats=repeats, **QUIET)
+    assert data.stopped_because == "budget"
+    assert len(data) == 8
+    assert asked.count(asked[0]) == 3 * repeats  # each rollout of that ask tried three times
+    assert data.search["rollouts_given_up"] == repeats
+    assert data.search["agent_errors"] == 3 * repeats
+    assert asked[0] not in {row["prompt"] for row in data.trajectories}
+
+
 def test_a_flaky_agent_loses_rollouts_but_fills_the_budget() -> None:
     count = {"n": 0}
 

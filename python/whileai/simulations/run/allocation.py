@@ -5,6 +5,8 @@ with ``probe`` rollouts; a group whose rollouts disagree is filled to k; a unani
 one more rollout only while the measured chance that its next rollout differs (the hazard, with
 a 1/(n+2) prior) beats what a fresh situation yields per rollout (the run's mixed rate over the
 probe, per probe rollout); when nothing fresh is left, stopped groups are resumed to k.
+A lost rollout is run again, up to ``ATTEMPTS`` times; then it is given up and its group aims
+one rollout lower, so one ask the agent always fails on cannot hold the whole run.
 
 The allocator holds state but does no I/O: the engine feeds it outcomes and asks for jobs.
 
@@ -22,7 +24,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Allocator", "Group", "Job"]
+__all__ = ["ATTEMPTS", "Allocator", "Group", "Job"]
+
+ATTEMPTS = 3  # tries of one rollout before it is given up
 
 
 @dataclass(slots=True, eq=False)
@@ -39,6 +43,9 @@ class Group:
     signatures: list[object] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     free: list[int] = field(default_factory=list)
+    next_index: int = 0  # the next never-used rollout index
+    losses: dict[int, int] = field(default_factory=dict)  # rollout index -> times lost
+    given_up: int = 0
     state: str = "open"  # open, stopped, complete
     probed: bool = False
     next_arm: str = ""  # the arm of the rollouts still to issue after a decision
@@ -97,7 +104,10 @@ class Allocator:
         return (self.probe_mixed + 1) / (self.probed + 2) / self.probe
 
     def _issue(self, group: Group, arm: str) -> Job:
-        index = group.free.pop(0) if group.free else group.issued
+        if group.free:
+            index = group.free.pop(0)
+        else:
+            index, group.next_index = group.next_index, group.next_index + 1
         group.issued += 1
         group.inflight += 1
         return Job(group=group, rollout_index=index, arm=arm)
@@ -152,8 +162,14 @@ class Allocator:
         group.inflight -= 1
         if signature is None:
             group.issued -= 1
-            group.free.append(job.rollout_index)
-            group.free.sort()
+            tries = group.losses[job.rollout_index] = group.losses.get(job.rollout_index, 0) + 1
+            if tries >= ATTEMPTS:  # give this rollout up: the group aims one lower
+                group.given_up += 1
+                group.target -= 1
+                group.issue_to = min(group.issue_to, group.target)
+            else:
+                group.free.append(job.rollout_index)
+                group.free.sort()
         else:
             before_unanimous = group.landed >= 1 and not group.mixed
             n_before = group.landed

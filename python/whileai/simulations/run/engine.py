@@ -335,6 +335,9 @@ def _report(
         search["first_agent_error"] = first_error
     if abandoned:
         search["rollouts_abandoned"] = abandoned
+    given_up = sum(g.given_up for g in alloc.groups)
+    if given_up:  # lost ATTEMPTS times each: the group has that many rows fewer
+        search["rollouts_given_up"] = given_up
     if source.waves_abandoned:
         search["writer_waves_abandoned"] = source.waves_abandoned
     if repeats > 1:
