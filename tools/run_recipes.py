@@ -1,8 +1,11 @@
 """Run every recipe and check what it prints against its README.
 
 Each ``recipes/<stage>/<name>/run.py`` runs in a subprocess with this interpreter, its own folder
-as the working directory, a temp ``WHILEAI_HOME`` and no way out to the network (proxies point at
-a closed loopback port; loopback itself stays reachable for servers a recipe starts). The README's
+as the working directory, a temp ``WHILEAI_HOME`` (and ``HOME``), no credentials in the
+environment, and the proxy variables pointing at a closed loopback port, so an HTTP client that
+honours them (requests, urllib, huggingface_hub) cannot leave the machine while loopback stays
+reachable for the servers a recipe starts; the Hugging Face libraries run in offline mode. A
+recipe that times out is killed with everything it started (its own process group). The README's
 ``## What it prints`` section holds one fenced ``text`` block; every non-empty line of it must
 appear, in order, among the stdout lines (trailing whitespace stripped).
 
@@ -10,6 +13,7 @@ Usage::
 
     python tools/run_recipes.py                 # all recipes
     python tools/run_recipes.py 04-train/grpo   # only those named (stage/name)
+    python tools/run_recipes.py --jobs 1        # one at a time (default: one per CPU, <= 4)
 
 Prints one line per recipe (``ok`` or ``FAIL``, its name, seconds) and exits 1 naming each failing
 recipe with the first expected line it did not find.
@@ -17,11 +21,14 @@ recipe with the first expected line it did not find.
 
 from __future__ import annotations
 
+import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,18 +118,22 @@ def run_one(folder: Path, *, python: str = sys.executable,
         return Outcome(name=name, ok=False, seconds=0.0, reason=f"README.md: {exc}")
     with tempfile.TemporaryDirectory(prefix="whileai-recipe-") as tmp:
         started = time.perf_counter()
+        proc = subprocess.Popen([python, "run.py"], cwd=folder, env=recipe_env(Path(tmp)),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
         try:
-            done = subprocess.run([python, "run.py"], cwd=folder, env=recipe_env(Path(tmp)),
-                                  capture_output=True, text=True, timeout=timeout, check=False)
+            stdout, stderr = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
             return Outcome(name=name, ok=False, seconds=time.perf_counter() - started,
                            reason=f"timed out after {timeout:.0f}s")
         seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+    if proc.returncode != 0:
+        tail = "\n".join(stderr.strip().splitlines()[-15:])
         return Outcome(name=name, ok=False, seconds=seconds,
-                       reason=f"exit status {done.returncode}\n{tail}")
-    missing = first_missing(expected, done.stdout)
+                       reason=f"exit status {proc.returncode}\n{tail}")
+    missing = first_missing(expected, stdout)
     if missing is not None:
         return Outcome(name=name, ok=False, seconds=seconds,
                        reason=f"first missing line: {missing!r}")
@@ -131,25 +142,31 @@ def run_one(folder: Path, *, python: str = sys.executable,
 
 def main(argv: list[str]) -> int:
     """Run the named recipes (all when none are named); 0 when every one passed."""
+    parser = argparse.ArgumentParser(description="Run every recipe and check what it prints.")
+    parser.add_argument("names", nargs="*", help="stage/name of the recipes to run (default: all)")
+    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1),
+                        help="recipes run at once (default: one per CPU, at most 4)")
+    args = parser.parse_args(argv)
     folders = find_recipes()
-    if argv:
-        unknown = sorted(set(argv) - {recipe_name(f) for f in folders})
+    if args.names:
+        unknown = sorted(set(args.names) - {recipe_name(f) for f in folders})
         if unknown:
             print(f"no such recipe: {', '.join(unknown)}", file=sys.stderr)
             return 2
-        folders = [f for f in folders if recipe_name(f) in argv]
+        folders = [f for f in folders if recipe_name(f) in args.names]
     if not folders:
         print("no recipes found under recipes/*/*/run.py", file=sys.stderr)
         return 1
+    started = time.perf_counter()
     outcomes = []
-    for folder in folders:
-        outcome = run_one(folder)
-        outcomes.append(outcome)
-        status = "ok  " if outcome.ok else "FAIL"
-        print(f"{status} {outcome.name:<45} {outcome.seconds:6.1f}s", flush=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for outcome in pool.map(run_one, folders):  # printed in order, as each one's turn comes
+            outcomes.append(outcome)
+            status = "ok  " if outcome.ok else "FAIL"
+            print(f"{status} {outcome.name:<45} {outcome.seconds:6.1f}s", flush=True)
     failed = [o for o in outcomes if not o.ok]
-    total = sum(o.seconds for o in outcomes)
-    print(f"{len(outcomes) - len(failed)}/{len(outcomes)} recipes ok in {total:.1f}s")
+    print(f"{len(outcomes) - len(failed)}/{len(outcomes)} recipes ok in "
+          f"{time.perf_counter() - started:.1f}s")
     for outcome in failed:
         print(f"\nFAIL {outcome.name}: {outcome.reason}", file=sys.stderr)
     return 1 if failed else 0
