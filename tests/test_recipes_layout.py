@@ -43,9 +43,13 @@ def test_there_are_recipes() -> None:
 def test_each_recipe_has_run_py_and_what_it_prints(folder: Path) -> None:
     assert (folder / "run.py").is_file()
     readme = (folder / "README.md").read_text(encoding="utf-8")
-    assert _runner().expected_lines(readme), "the ```text block under '## What it prints' is empty"
+    expected = _runner().expected_lines(readme)
+    assert expected, "the ```text block under '## What it prints' is empty"
     not_run = [line for line in readme.splitlines() if line.startswith("Not run in CI:")]
     assert len(not_run) <= 1
+    if not_run:  # the part CI does not run is skipped out loud, and the README shows it
+        assert [line for line in expected if "skipped" in line], \
+            "a recipe with a 'Not run in CI:' line prints that it skipped that part, and why"
 
 
 def test_readme_lists_each_recipe_once_and_nothing_else() -> None:
@@ -58,6 +62,18 @@ def test_readme_lists_each_recipe_once_and_nothing_else() -> None:
     on_disk = {f"{p.parent.name}/{p.name}" for p in _folders()}
     assert sorted(on_disk - set(names)) == [], "add these to recipes/README.md"
     assert sorted(set(names) - on_disk) == [], "recipes/README.md lists folders that do not exist"
+
+
+def test_the_runner_hides_credentials_and_the_network(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    monkeypatch.setenv("WHILEAI_API_KEY", "wai_secret")
+    monkeypatch.setenv("HF_TOKEN", "hf_secret")
+    env = _runner().recipe_env(tmp_path)
+    assert "WHILEAI_API_KEY" not in env
+    assert "HF_TOKEN" not in env
+    assert env["WHILEAI_HOME"] == str(tmp_path)
+    assert env["HTTPS_PROXY"].startswith("http://127.0.0.1:")
+    assert "127.0.0.1" in env["NO_PROXY"]
 
 
 def test_the_runner_checks_lines_in_order() -> None:
