@@ -70,6 +70,14 @@ def check_wiring(kept: list[dict[str, Any]], prompts: list[dict[str, Any]], runs
     from trl.data_utils import is_conversational
 
     print(f"TRL reads the prompts as conversational: {is_conversational(prompts[0])}")
+    from transformers.utils import get_json_schema
+    from world_tools import get_order, refund_order
+
+    built = [get_json_schema(f)["function"] for f in (get_order, refund_order)]
+    same = [(f["name"], sorted(f["parameters"]["required"])) for f in built] == [
+        (t["function"]["name"], sorted(t["function"]["parameters"]["required"])) for t in TOOLS]
+    print(f"tool schemas TRL builds: {', '.join(f['name'] for f in built)} "
+          f"(names and required arguments match tools.json: {same})")
     run = zps.training_run("grpo-tool-discipline", base_model=BASE_MODEL, trainer="trl.GRPO",
                            total_steps=6, dir=runs, server=False)
     monitor = zps.HackMonitor(run, endorsed=ENDORSED, every=2, min_obs=8, stop_on="feature")
@@ -123,6 +131,7 @@ def train(prompts_file: Path, out: Path) -> None:  # pragma: no cover - GPU only
     from datasets import load_dataset
     from peft import LoraConfig
     from trl import GRPOConfig, GRPOTrainer
+    from world_tools import get_order, refund_order
 
     dataset = load_dataset("json", data_files=str(prompts_file), split="train")
     run = zps.training_run("grpo-tool-discipline", base_model=BASE_MODEL, trainer="trl.GRPO")
@@ -134,6 +143,7 @@ def train(prompts_file: Path, out: Path) -> None:  # pragma: no cover - GPU only
                         per_device_train_batch_size=8, learning_rate=1e-5, beta=0.04,
                         logging_steps=1, report_to=[]),
         train_dataset=dataset,
+        tools=[get_order, refund_order],  # the policy calls the mock world while it generates
         peft_config=LoraConfig(r=16, lora_alpha=32, target_modules="all-linear",
                                task_type="CAUSAL_LM"),
     )
