@@ -7,7 +7,8 @@ EXTRAS ?= dev
 TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server,hf
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean
+.PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean \
+	recipes
 
 # A virtualenv with the package (release build of the Rust core) and the dev tools.
 $(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
@@ -49,13 +50,18 @@ rust-check: build
 	cargo test --quiet
 
 lint: $(BIN)/.test-ready
-	$(BIN)/ruff check python tests benches tools
+	$(BIN)/ruff check python tests benches tools recipes
 	$(BIN)/mypy
 	$(BIN)/python -m mypy.stubtest whileai._native
 
 pytest: $(BIN)/.test-ready
 	WHILEAI_REQUIRE_NATIVE=1 $(BIN)/python -m pytest
 	WHILEAI_PURE=1 $(BIN)/python -m pytest
+
+# Every recipe under recipes/ runs offline (temp home, no network) and prints what its README
+# says it prints; tools/run_recipes.py names the first missing line of each failing recipe.
+recipes: $(BIN)/.test-ready
+	$(BIN)/python tools/run_recipes.py
 
 # The documentation site (docs/ and the API reference from the docstrings) in strict mode: a
 # broken link, anchor or reference fails. The site lands in site/ (not committed).
@@ -80,7 +86,7 @@ wheel-smoke: build
 	cd / && WHILEAI_REQUIRE_NATIVE=1 $(abspath $(SMOKE))/bin/python -c \
 	  "import whileai, whileai.simulations; assert whileai.BACKEND == 'rust', whileai.BACKEND; print('wheel ok:', whileai.__version__, whileai.BACKEND)"
 
-test: rust-check lint pytest pytest-postgres docs wheel-smoke
+test: rust-check lint pytest recipes pytest-postgres docs wheel-smoke
 
 bench: build
 	$(BIN)/python -m pip install --quiet numpy scipy scikit-learn

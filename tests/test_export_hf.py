@@ -111,3 +111,24 @@ def test_cli_export_trl_final_unroll(tmp_path: Path, capsys: pytest.CaptureFixtu
                       capsys)
     assert code == 0
     assert (tmp_path / "hf" / "README.md").exists()
+
+
+@pytest.mark.parametrize("engine", ["jsonl", "parquet"])
+def test_hf_folder_round_trips_through_map_columns(offline: Path, engine: str) -> None:
+    """What import_hf reads back from a to_hf_folder folder is the exported rows, nested
+    fields included (Parquet stores them as JSON text; map_columns decodes them)."""
+    datasets = pytest.importorskip("datasets")
+    if engine == "parquet":
+        pytest.importorskip("pyarrow")
+    from whileai.platform.hub import map_columns
+
+    rows = [zps.export_row(r) for r in ROWS]
+    rows[1]["world_state"] = {"records": {"4412": {"status": "late"}}}
+    rows[2]["reason"] = '["text that looks like JSON stays text"]'
+    zps.to_hf_folder({"train": rows}, offline / "ds", engine=engine)
+    loaded = datasets.load_dataset(str(offline / "ds"), cache_dir=str(offline / "cache"))
+    back = [map_columns(r) for r in loaded["train"]]
+    for written, read in zip(rows, back, strict=True):
+        assert {k: v for k, v in read.items() if v is not None} == written
+    assert map_columns({"steps": "[not json"})["steps"] == "[not json"
+    assert map_columns({"world_state": "[1]"})["world_state"] == "[1]"  # not an object: kept

@@ -14,6 +14,7 @@ Publishing to the Hub (``hf_publish``, ``hf_publish_run``, ``hf_status``) lives 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,49 @@ def _first(row: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, 
     return None, None
 
 
+@functools.cache
+def _structured_fields() -> dict[str, type]:
+    """Row-schema fields that hold a list or an object (never text): name -> list or dict."""
+    from whileai.simulations.schema import row_schema
+
+    found: dict[str, type] = {}
+    for name, spec in row_schema()["properties"].items():
+        kinds = spec.get("type") or []
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if "string" not in kinds and ("array" in kinds or "object" in kinds):
+            found[name] = list if "array" in kinds else dict
+    return found
+
+
+def _decode_nested(record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` with row-schema list/object fields that arrive as JSON text decoded (the
+    Parquet of ``to_hf_folder`` stores them so); text that is not such JSON is left alone."""
+    from whileai.simulations.jsondepth import loads_limited
+
+    out = dict(record)
+    for name, kind in _structured_fields().items():
+        value = out.get(name)
+        if isinstance(value, str) and value.lstrip()[:1] in ("[", "{"):
+            try:
+                parsed = loads_limited(value, where=f"column {name!r}")
+            except ValueError:
+                continue
+            if isinstance(parsed, kind):
+                out[name] = parsed
+    return out
+
+
 def map_columns(record: Mapping[str, Any]) -> dict[str, Any]:
     """One dataset record as a row: ``prompt``, ``final_text``, ``answer``, ``reward``,
-    ``messages`` read from their usual column names; every other column kept as it is."""
+    ``messages`` read from their usual column names; every other column kept as it is.
+
+    Row-schema fields that hold a list or an object (``steps``, ``messages``, ``world_state``
+    ...) and arrive as JSON text, as ``to_hf_folder`` writes them to Parquet, are decoded.
+
+    >>> map_columns({"prompt": "hi", "steps": '[{"tool": "get_order"}]'})["steps"]
+    [{'tool': 'get_order'}]
+    """
+    record = _decode_nested(record)
     row: dict[str, Any] = {}
     used: set[str] = set()
     messages = record.get("messages")
