@@ -94,10 +94,10 @@ def main() -> None:
     print(f"before: {zps.pass_at(before)}")
 
     # 3. Preference pairs, with and without length matching.
-    loose, loose_report = zps.build_preference_pairs(before)
+    _, loose = zps.build_preference_pairs(before)
     matched, report = zps.build_preference_pairs(before, match_length=True)
-    print(f"pairs: {loose_report['pairs']} unmatched, chosen {loose_report['chosen_mean_chars']:.0f}"
-          f" vs rejected {loose_report['rejected_mean_chars']:.0f} chars: they teach 'be shorter'")
+    print(f"pairs: {loose['pairs']} unmatched, chosen {loose['chosen_mean_chars']:.0f} vs "
+          f"rejected {loose['rejected_mean_chars']:.0f} chars: they teach 'be shorter'")
     print(f"pairs: {report['pairs']} length-matched, chosen {report['chosen_mean_chars']:.0f} vs "
           f"rejected {report['rejected_mean_chars']:.0f} chars; "
           f"{report['skipped']['length_mismatch']} asks had no matched pair")
