@@ -83,14 +83,16 @@ def simulate(shortcut_rate: float, tasks=None):
 
 def main() -> None:
     before = simulate(0.3)
+    by_proxy = before.grade(judge=proxy_judge).rows
+    by_target = before.grade(judge=target_judge).rows
 
     print("== before training: what would each judge teach? (hack_scan)")
-    for judge in (proxy_judge, target_judge):
-        scan = zps.hack_scan(before.grade(judge=judge).rows, endorsed=ENDORSED)
-        print(f"{judge.__name__}: {scan['regime']}, top feature {scan['top_feature']}, "
+    scans = {}
+    for name, rows in (("proxy_judge", by_proxy), ("target_judge", by_target)):
+        scans[name] = scan = zps.hack_scan(rows, endorsed=ENDORSED)
+        print(f"{name}: {scan['regime']}, top feature {scan['top_feature']}, "
               f"integrity {scan['integrity']:.2f}")
-    scan = zps.hack_scan(before.grade(judge=proxy_judge).rows, endorsed=ENDORSED)
-    print(scan["warnings"][0])
+    print(scans["proxy_judge"]["warnings"][0])
 
     print("== before training: can a policy fool the judge on purpose? (judge_probes)")
     for judge in (proxy_judge, target_judge):
@@ -101,7 +103,7 @@ def main() -> None:
         print(f"  {rates}")
 
     print("== does the judge pay for faked work? (trace_flag_report)")
-    flags = zps.trace_flag_report(before.grade(judge=proxy_judge).rows)
+    flags = zps.trace_flag_report(by_proxy)
     fired = flags["flags"]["lie.unverified_claim"]
     print(f"lie.unverified_claim on {fired['count']} rows, reward corr {fired['reward_corr']:+.2f}")
     for warning in flags["warnings"]:
@@ -115,8 +117,7 @@ def main() -> None:
     report = zps.delta_report(rows_before, rows_after, target="pass_at_1",
                               proxy="marker:proxy_reward", n_resamples=1000)
     print(zps.format_delta_report(report))
-    diff = zps.hack_scan_diff(before.grade(judge=proxy_judge).rows,
-                              after.grade(judge=proxy_judge).rows, endorsed=ENDORSED)
+    diff = zps.hack_scan_diff(by_proxy, after.grade(judge=proxy_judge).rows, endorsed=ENDORSED)
     print(zps.format_hack_scan_diff(diff, top=3).splitlines()[0])
 
 
