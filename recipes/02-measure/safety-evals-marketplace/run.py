@@ -35,6 +35,7 @@ def main() -> None:
     print(zps.format_delta_report(report))
     benign = [r for r in after if attack_class(r) == "benign"]
     print(f"benign asks refused after the fix: {zps.refusal_report(benign)['refusals']}")
+    print("live.py skipped: it needs a model server (python live.py ollama:llama3.2)")
 
 
 if __name__ == "__main__":
