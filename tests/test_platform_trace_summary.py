@@ -96,12 +96,14 @@ def test_a_trace_over_two_batches_equals_rows_from_otel(platform_server: Any,
 def test_the_migration_counts_traces_already_stored(tmp_path: Path) -> None:
     import sqlalchemy as sa
     from alembic import command
+    from alembic.autogenerate import compare_metadata
     from alembic.config import Config
+    from alembic.migration import MigrationContext
 
     from whileai.server.config import ServerConfig
     from whileai.server.services import trace_stats
     from whileai.server.store.db import _MIGRATIONS, open_engine
-    from whileai.server.store.tables import accounts
+    from whileai.server.store.tables import accounts, metadata
     from whileai.server.store.trace_tables import trace_task_stats, traces
 
     config = ServerConfig(directory=tmp_path, database=fresh_database())
@@ -122,6 +124,9 @@ def test_the_migration_counts_traces_already_stored(tmp_path: Path) -> None:
     with engine.begin() as conn:
         alembic.attributes["connection"] = conn
         command.upgrade(alembic, "head")
+    with engine.connect() as conn:  # the migrations make what the table definitions say
+        context = MigrationContext.configure(conn)
+        assert [d for d in compare_metadata(context, metadata) if "trace" in repr(d)] == []
     with engine.begin() as conn:
         migrated = sorted(tuple(r) for r in conn.execute(sa.select(trace_task_stats)))
         trace_stats.recount(conn, "acct_1")

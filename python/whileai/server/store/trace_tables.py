@@ -41,7 +41,9 @@ traces = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
-    sa.Index("ix_traces_account_agent", "account_id", "agent"),
+    # The newest-first pages (migration 0004): a page reads its rows off the index, no sort.
+    sa.Index("ix_traces_account_seq", "account_id", "seq"),
+    sa.Index("ix_traces_account_agent_seq", "account_id", "agent", "seq"),
     # Covers the cuts query (counts and passes per task) without reading the rows.
     sa.Index("ix_traces_cuts", "account_id", "genai", "agent", "task", "score"),
 )

@@ -1,4 +1,5 @@
-"""Traces: the per-task summary (runs, scored runs, passes), filled from the stored traces.
+"""Traces: the per-task summary (runs, scored runs, passes), filled from the stored traces, and
+indexes that serve the newest-first trace pages without sorting every trace.
 
 Revision ID: 0004
 Revises: 0003
@@ -16,7 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Create ``trace_task_stats`` and count the traces already stored into it."""
+    """Create ``trace_task_stats``, count the traces already stored into it, index the pages."""
     op.create_table(
         "trace_task_stats",
         sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), primary_key=True),
@@ -35,8 +36,14 @@ def upgrade() -> None:
         "GROUP BY account_id, COALESCE(agent, ''), genai, "
         "CASE WHEN genai THEN COALESCE(task, '') ELSE '' END"
     )
+    op.drop_index("ix_traces_account_agent", table_name="traces")
+    op.create_index("ix_traces_account_seq", "traces", ["account_id", "seq"])
+    op.create_index("ix_traces_account_agent_seq", "traces", ["account_id", "agent", "seq"])
 
 
 def downgrade() -> None:
-    """Drop the summary (the traces keep everything it was counted from)."""
+    """Drop the summary (the traces keep everything it was counted from) and the page indexes."""
+    op.drop_index("ix_traces_account_agent_seq", table_name="traces")
+    op.drop_index("ix_traces_account_seq", table_name="traces")
+    op.create_index("ix_traces_account_agent", "traces", ["account_id", "agent"])
     op.drop_table("trace_task_stats")
