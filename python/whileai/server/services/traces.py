@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,12 +35,14 @@ from whileai.simulations.rowsource import task_key
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
-_SPAN_ID_CHARS = set("0123456789abcdef")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_compact = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per span
 
 
 def _valid_id(value: Any, length: int) -> bool:
-    return (isinstance(value, str) and len(value) == length
-            and set(value.lower()) <= _SPAN_ID_CHARS and set(value) != {"0"})
+    """A hex id of ``length`` digits that is not all zeros (the OTLP invalid id)."""
+    return (isinstance(value, str) and len(value) == length and _HEX.fullmatch(value) is not None
+            and value.strip("0") != "")
 
 
 def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,7 +73,7 @@ def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[st
         bodies[span_id] = body
         lines.append({"account_id": account.id, "span_id": span_id,
                       "trace_id": str(trace_id).lower(),
-                      "body": json.dumps(body, separators=(",", ":")), "received_at": now})
+                      "body": _compact(body), "received_at": now})
     with store.engine.begin() as conn:
         fresh = {key[1] for key in inserted_keys(conn, trace_spans, lines)}
         batch: dict[str, list[dict[str, Any]]] = {}

@@ -237,8 +237,9 @@ def _from_sdk(obj: Any, tally: Counter[str], index: int) -> Span:
 
 def _first(d: Mapping[str, Any], *keys: str) -> Any:
     for key in keys:
-        if d.get(key) not in (None, ""):
-            return d[key]
+        value = d.get(key)
+        if value is not None and value != "":
+            return value
     return None
 
 
