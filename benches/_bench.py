@@ -110,8 +110,7 @@ def line(
     print(",".join([name, str(size), py, f"{rust_s:.4f}", speed, *ratios, note]), flush=True)
 
 
-def peak_rss_of(pid: int) -> float:
-    """VmHWM (peak resident memory) of a process, in MiB (Linux; NaN elsewhere)."""
+def _status_mib(pid: int, field: str) -> float:
     from pathlib import Path
 
     try:
@@ -119,6 +118,28 @@ def peak_rss_of(pid: int) -> float:
     except OSError:
         return float("nan")
     for line in lines:
-        if line.startswith("VmHWM:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def peak_rss_of(pid: int) -> float:
+    """VmHWM (peak resident memory) of a process, in MiB (Linux; NaN elsewhere)."""
+    return _status_mib(pid, "VmHWM")
+
+
+def rss_of(pid: int) -> float:
+    """VmRSS (resident memory now) of a process, in MiB (Linux; NaN elsewhere)."""
+    return _status_mib(pid, "VmRSS")
+
+
+def cpu_seconds_of(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux; NaN elsewhere)."""
+    import os
+    from pathlib import Path
+
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

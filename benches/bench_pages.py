@@ -28,6 +28,7 @@ from platform_server import start_server
 def _seed(db: Path, account_id: str, n_datasets: int, n_traces: int) -> None:
     import sqlalchemy as sa
 
+    from whileai.server.services import trace_stats
     from whileai.server.store.tables import datasets
     from whileai.server.store.trace_tables import trace_scores, traces
 
@@ -55,6 +56,8 @@ def _seed(db: Path, account_id: str, n_datasets: int, n_traces: int) -> None:
             conn.execute(sa.insert(trace_scores), [
                 {"account_id": account_id, "trace_id": f"{i:032x}", "name": "score",
                  "value": float(i % 3 == 0), "fields": "{}", "updated_at": now} for i in ids])
+    with engine.begin() as conn:  # the rows went in behind ingest's back: count them once
+        trace_stats.recount(conn, account_id)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ charts (``simulations.report.svg``); every chart has its numbers in a table besi
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -97,7 +98,7 @@ def dataset_page(dataset_id: str, request: Request, store: StoreDep) -> Response
                ["tasks with a pass and a fail", prof.get("mixed_tasks")],
                ["gradient support", prof.get("gradient_support")],
                ["tool calls", (prof.get("tool_use") or {}).get("tool_calls")]]
-    gate = _gate(store, account, dataset_id, info.get("mode"))
+    gate = _gate(store, account, dataset_id, prof.get("version"), info.get("mode"))
     rows_html = "".join(f"<pre>{escape(json.dumps(r, ensure_ascii=False, indent=1)[:1500])}"
                         "</pre>" for r in sample.get("sample") or [])
     parents = " ← ".join(_dataset_link(p) for p in family["parents"]) or "none"
@@ -116,8 +117,10 @@ def dataset_page(dataset_id: str, request: Request, store: StoreDep) -> Response
 _GATE_ROWS = 2000
 
 
-def _gate(store: Any, account: Any, dataset_id: str, mode: str | None) -> str:
-    """The publish gate on the dataset's first rows (the push gate, when asked, saw them all)."""
+@lru_cache(maxsize=256)
+def _gate(store: Any, account: Any, dataset_id: str, version: Any, mode: str | None) -> str:
+    """The publish gate on the dataset's first rows (the push gate, when asked, saw them all),
+    remembered per dataset ``version``: a dataset's rows change only with a new version."""
     from itertools import islice
 
     from whileai.simulations.io import read_jsonl

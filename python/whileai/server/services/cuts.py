@@ -1,7 +1,8 @@
 """Cuts: what the traces would teach, and the datasets made from them.
 
 Runs (traces) group into prompts by their task (``scenario_id``, the ``whileai.scenario_id`` span
-attribute, else the prompt), counted in the database so the report stays fast at a million runs.
+attribute, else the prompt), counted in the database: the report reads the per-task summary
+(``trace_stats``), so it stays fast at a million runs.
 A run passes when its ``score`` is 1.0 or more. ``rl`` keeps the prompts passed some of the time
 but not always (pass rate inside ``band``, 20-80% by default, with two or more scored runs) and
 all their scored runs; ``sft`` keeps the best run of every prompt that ever passed; ``more``
@@ -19,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
-from whileai.server.services import Account, Store, datasets
+from whileai.server.services import Account, Store, datasets, trace_stats
 from whileai.server.services.traces import since_cutoff, trace_rows
 from whileai.server.store.blobs import PartWriter
 from whileai.server.store.trace_tables import trace_scores, traces
@@ -35,7 +36,12 @@ _SMALL = 5  # with fewer prompts than this and no holdout= given, nothing is hel
 
 def _stats_sql(store: Store, account: Account, agent: str | None, since: str,
                filters: Mapping[str, Any]) -> dict[str, tuple[int, int, int]]:
-    """``{task: (runs, scored runs, passes)}`` counted in the database (a covering index)."""
+    """``{task: (runs, scored runs, passes)}`` counted in the database: from the per-task
+    summary when no time or trace filter applies, else over the traces (a covering index)."""
+    cutoff = since_cutoff(since)
+    if cutoff is None and not filters and agent != "":
+        with store.engine.connect() as conn:
+            return trace_stats.task_stats(conn, account.id, agent)
     passed = sa.case((traces.c.score >= 1.0, 1), else_=0)
     query = (sa.select(traces.c.task, sa.func.count(), sa.func.count(traces.c.score),
                        sa.func.coalesce(sa.func.sum(passed), 0))
@@ -43,7 +49,6 @@ def _stats_sql(store: Store, account: Account, agent: str | None, since: str,
              .group_by(traces.c.task))
     if agent is not None:
         query = query.where(traces.c.agent == agent)
-    cutoff = since_cutoff(since)
     if cutoff is not None:
         query = query.where(traces.c.created_at >= cutoff)
     if "model" in filters:
@@ -133,8 +138,13 @@ def cuts_report(store: Store, account: Account, *, agent: str | None = None, sin
                 band: Any = None, holdout: float | None = None,
                 filters: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What a cut would hold: prompts seen, rl (with train/holdout), sft, and more."""
+    return _report(_stats(store, account, agent, since, filters or {}), agent=agent, since=since,
+                   band=band, holdout=holdout)
+
+
+def _report(stats: dict[str, tuple[int, int, int]], *, agent: str | None, since: str,
+            band: Any, holdout: float | None) -> dict[str, Any]:
     lo_hi = _band(band)
-    stats = _stats(store, account, agent, since, filters or {})
     rl = _chosen(stats, "rl", lo_hi)
     held = _held(rl, holdout)
     return {"agent": agent, "since": since, "band": list(lo_hi), "prompts": len(stats),
@@ -181,9 +191,9 @@ def cut(store: Store, account: Account, *, agent: str | None = None, kind: str =
     if kind not in ("rl", "sft"):
         raise ApiError("bad_request", f"kind must be 'rl' or 'sft', got {kind!r}")
     filters = filters or {}
-    report = cuts_report(store, account, agent=agent, since=since, band=band, holdout=holdout,
-                         filters=filters)
-    tasks = _chosen(_stats(store, account, agent, since, filters), kind, _band(band))
+    stats = _stats(store, account, agent, since, filters)
+    report = _report(stats, agent=agent, since=since, band=band, holdout=holdout)
+    tasks = _chosen(stats, kind, _band(band))
     if not tasks:
         raise ApiError("bad_request", f"nothing to cut: no prompt qualifies for kind={kind!r} "
                                       f"({report['prompts']} prompts, {report['scored']} scored "

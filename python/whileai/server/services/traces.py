@@ -1,8 +1,10 @@
 """Traces: store received spans once, keep one conversation row per trace, attach scores.
 
 A batch is stored span by span (a span id already stored is a duplicate and skipped). Every trace
-the batch touched is then rebuilt from all of its stored spans with ``ingest.otel.read_otel`` (the
-conversion ``rows_from_otel`` uses), so spans of one trace may arrive over several batches. A
+the batch added a span to is then rebuilt with ``ingest.otel.read_otel`` (the conversion
+``rows_from_otel`` uses): a new trace from the batch's spans as they are, a trace seen before from
+all of its stored spans, so spans of one trace may arrive over several batches. The per-task
+summary the cuts report reads moves in the same transaction (``trace_stats``). A
 trace with no ``gen_ai.*`` attribute stays raw: kept and counted, no row. The agent is the
 trace's ``gen_ai.agent.name`` (span or resource attribute); an agent exists from its first trace.
 """
@@ -11,17 +13,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
-from whileai.server.services import Account, Store
+from whileai.server.services import Account, Store, trace_stats
 from whileai.server.services.otlp import flat_spans
-from whileai.server.store.dialect import insert_new, upsert
+from whileai.server.store.dialect import insert_new, inserted_keys, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
 from whileai.simulations.ingest.otel import SCENARIO_KEYS, read_otel
@@ -31,20 +35,23 @@ from whileai.simulations.rowsource import task_key
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
-_SPAN_ID_CHARS = set("0123456789abcdef")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_compact = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per span
 
 
 def _valid_id(value: Any, length: int) -> bool:
-    return (isinstance(value, str) and len(value) == length
-            and set(value.lower()) <= _SPAN_ID_CHARS and set(value) != {"0"})
+    """A hex id of ``length`` digits that is not all zeros (the OTLP invalid id)."""
+    return (isinstance(value, str) and len(value) == length and _HEX.fullmatch(value) is not None
+            and value.strip("0") != "")
 
 
 def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[str, Any]:
     """Store an OTLP/JSON export; returns counts and the partial-success message."""
     now = time.time()
     lines: list[dict[str, Any]] = []
-    rejected = 0
-    agents_seen: dict[str, str] = {}
+    bodies: dict[str, dict[str, Any]] = {}  # span id -> body, the first of a batch's repeats
+    rejected = valid = 0
+    agents_seen: set[str] = set()
     problems: list[str] = []
     for span, resource in flat_spans(dict(export)):
         trace_id, span_id = span.get("traceId"), span.get("spanId")
@@ -53,25 +60,33 @@ def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[st
             if len(problems) < 3:
                 problems.append(f"span {span.get('name')!r} has no valid traceId/spanId")
             continue
+        valid += 1
+        span_id = str(span_id).lower()
+        if span_id in bodies:
+            continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
         body = dict(span)
         attrs = decode_attributes(span.get("attributes"))
         agent = attrs.get(AGENT_KEY) or resource.get(AGENT_KEY)
         if agent:
-            agents_seen[str(trace_id)] = str(agent)
+            agents_seen.add(str(agent))
             body["whileaiAgent"] = str(agent)
-        lines.append({"account_id": account.id, "span_id": str(span_id).lower(),
+        bodies[span_id] = body
+        lines.append({"account_id": account.id, "span_id": span_id,
                       "trace_id": str(trace_id).lower(),
-                      "body": json.dumps(body, separators=(",", ":")), "received_at": now})
+                      "body": _compact(body), "received_at": now})
     with store.engine.begin() as conn:
-        new = insert_new(conn, trace_spans, lines)
-        touched = sorted({line["trace_id"] for line in lines})
-        built = _rebuild(conn, account, touched, now)
-        for agent in sorted(set(agents_seen.values())):
+        fresh = {key[1] for key in inserted_keys(conn, trace_spans, lines)}
+        batch: dict[str, list[dict[str, Any]]] = {}
+        for line in lines:
+            if line["span_id"] in fresh:
+                batch.setdefault(line["trace_id"], []).append(bodies[line["span_id"]])
+        built = _rebuild(conn, account, batch, now)
+        for agent in sorted(agents_seen):
             _touch_agent(conn, account, agent, now)
     message = "; ".join(problems) + (f" (and {rejected - len(problems)} more)"
                                      if rejected > len(problems) else "")
-    return {"accepted": new, "duplicates": len(lines) - new, "rejected": rejected,
-            "message": message, "traces": len(touched), "genai": built}
+    return {"accepted": len(fresh), "duplicates": valid - len(fresh), "rejected": rejected,
+            "message": message, "traces": len(batch), "genai": built}
 
 
 def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -> None:
@@ -79,11 +94,9 @@ def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -
                                "name": name, "created_at": now, "updated_at": now}])
 
 
-def _rebuild(conn: sa.Connection, account: Account, trace_ids: Sequence[str],
-             now: float) -> int:
-    """Re-derive the row of every trace in ``trace_ids`` from its stored spans."""
-    if not trace_ids:
-        return 0
+def _stored_spans(conn: sa.Connection, account: Account,
+                  trace_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """All stored spans of ``trace_ids`` (this transaction's included), in the order stored."""
     spans: dict[str, list[dict[str, Any]]] = {t: [] for t in trace_ids}
     for chunk in range(0, len(trace_ids), 500):
         for trace_id, body in conn.execute(
@@ -91,27 +104,52 @@ def _rebuild(conn: sa.Connection, account: Account, trace_ids: Sequence[str],
                     trace_spans.c.account_id == account.id,
                     trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))):
             spans[trace_id].append(json.loads(body))
-    records, genai = [], 0
-    for trace_id, bodies in spans.items():
-        attrs = [decode_attributes(b.get("attributes")) for b in bodies]
-        is_genai = any(k.startswith("gen_ai.") for a in attrs for k in a)
-        agent = next((b["whileaiAgent"] for b in bodies if b.get("whileaiAgent")), None)
-        scenario = next((str(a[k]) for a in attrs for k in SCENARIO_KEYS if a.get(k)), None)
-        row = None
-        if is_genai:
-            rows = read_otel(bodies).rows
-            row = dict(rows[0]) if rows else None
-        if row is not None:
-            genai += 1
-        records.append({"account_id": account.id, "trace_id": trace_id, "agent": agent,
-                        "genai": row is not None, "spans": len(bodies), "scenario": scenario,
-                        "task": (task_key(row) or trace_id) if row is not None else None,
-                        "model": row.get("model_version") if row else None,
-                        "row": json.dumps(row) if row is not None else None,
-                        "created_at": now, "updated_at": now})
+    return spans
+
+
+def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[dict[str, Any]]],
+             now: float) -> int:
+    """Re-derive the row of every trace the batch added spans to, and move the summary.
+
+    A trace first seen in this batch is built from the batch's spans as they are (they are all
+    it has); a trace seen before is built from all of its stored spans.
+    """
+    if not batch:
+        return 0
+    before = trace_stats.states(conn, account.id, sorted(batch))
+    spans = {**batch, **_stored_spans(conn, account, sorted(before))}
+    records, after, genai = [], [], 0
+    for trace_id in sorted(spans):
+        record = _record(account, trace_id, spans[trace_id], now)
+        old = before.get(trace_id)
+        after.append(trace_stats.TraceState(agent=record["agent"], genai=record["genai"],
+                                            task=record["task"],
+                                            score=old.score if old else None))
+        genai += record["genai"]
+        records.append(record)
     upsert(conn, traces, records, keys=("account_id", "trace_id"),
            update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"))
+    trace_stats.apply(conn, account.id, before.values(), after)
     return genai
+
+
+def _record(account: Account, trace_id: str, bodies: list[dict[str, Any]],
+            now: float) -> dict[str, Any]:
+    """The ``traces`` row of one trace: its conversation row (``read_otel``) when it is GenAI."""
+    attrs = [decode_attributes(b.get("attributes")) for b in bodies]
+    is_genai = any(k.startswith("gen_ai.") for a in attrs for k in a)
+    agent = next((b["whileaiAgent"] for b in bodies if b.get("whileaiAgent")), None)
+    scenario = next((str(a[k]) for a in attrs for k in SCENARIO_KEYS if a.get(k)), None)
+    row = None
+    if is_genai:
+        rows = read_otel(bodies).rows
+        row = dict(rows[0]) if rows else None
+    return {"account_id": account.id, "trace_id": trace_id, "agent": agent,
+            "genai": row is not None, "spans": len(bodies), "scenario": scenario,
+            "task": (task_key(row) or trace_id) if row is not None else None,
+            "model": row.get("model_version") if row else None,
+            "row": json.dumps(row) if row is not None else None,
+            "created_at": now, "updated_at": now}
 
 
 def since_cutoff(since: str) -> float | None:
@@ -165,8 +203,7 @@ def list_traces(store: Store, account: Account, *, agent: str | None, limit: int
     if agent is not None:
         where.append(traces.c.agent == agent)
     with store.engine.connect() as conn:
-        counts: dict[bool, int] = {bool(genai): int(n) for genai, n in conn.execute(
-            sa.select(traces.c.genai, sa.func.count()).where(*where).group_by(traces.c.genai))}
+        counts = trace_stats.trace_counts(conn, account.id, agent)
         page = conn.execute(sa.select(traces).where(*where).order_by(traces.c.seq.desc())
                             .limit(limit).offset(offset)).all()
         ids = [r.trace_id for r in page]
@@ -221,12 +258,15 @@ def send_scores(store: Store, account: Account,
         unknown = sorted({g["trace_id"] for g in good if g["trace_id"] not in known})
         upsert(conn, trace_scores, applied, keys=("account_id", "trace_id", "name"),
                update=("value", "fields", "updated_at"))
-        verdicts = [g for g in applied if g["name"] == "score"]
-        if verdicts:  # the verdict also sits on the trace, where cuts count it
+        verdicts = {g["trace_id"]: g["value"] for g in applied if g["name"] == "score"}
+        if verdicts:  # the verdict also sits on the trace and in the summary cuts count
+            before = trace_stats.states(conn, account.id, sorted(verdicts))
             conn.execute(sa.update(traces).where(
                 traces.c.account_id == account.id,
                 traces.c.trace_id == sa.bindparam("t")).values(score=sa.bindparam("v")),
-                [{"t": g["trace_id"], "v": g["value"]} for g in verdicts])
+                [{"t": t, "v": v} for t, v in verdicts.items()])
+            trace_stats.apply(conn, account.id, before.values(),
+                              [replace(s, score=verdicts[t]) for t, s in before.items()])
     if not applied:
         raise ApiError("not_found", f"no score landed: unknown trace ids {unknown[:5]}"
                                     + (f", rejected {rejected[:3]}" if rejected else ""))

@@ -1,4 +1,5 @@
-"""The tables of traces (migration 0003): spans as received, one row per trace, scores.
+"""The tables of traces (migration 0003): spans as received, one row per trace, scores; and
+(migration 0004) the per-task summary the cuts report and the traces page read.
 
 A span is identified by ``(account, span id)``, so a re-sent batch stores nothing twice. A trace
 with GenAI spans gets its conversation row, its ``task`` (the row's task key: what cuts group runs
@@ -12,7 +13,7 @@ import sqlalchemy as sa
 
 from whileai.server.store.tables import metadata
 
-__all__ = ["trace_scores", "trace_spans", "traces"]
+__all__ = ["trace_scores", "trace_spans", "trace_task_stats", "traces"]
 
 trace_spans = sa.Table(
     "trace_spans", metadata,
@@ -40,7 +41,9 @@ traces = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
-    sa.Index("ix_traces_account_agent", "account_id", "agent"),
+    # The newest-first pages (migration 0004): a page reads its rows off the index, no sort.
+    sa.Index("ix_traces_account_seq", "account_id", "seq"),
+    sa.Index("ix_traces_account_agent_seq", "account_id", "agent", "seq"),
     # Covers the cuts query (counts and passes per task) without reading the rows.
     sa.Index("ix_traces_cuts", "account_id", "genai", "agent", "task", "score"),
 )
@@ -53,4 +56,18 @@ trace_scores = sa.Table(
     sa.Column("value", sa.Float, nullable=False),
     sa.Column("fields", sa.Text, nullable=True),
     sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+# Runs, scored runs and passes per (agent, task), kept up to date at ingest and at score time so
+# the cuts report and the trace counts never scan the traces. ``agent`` is "" for a trace
+# without one; raw (non-GenAI) traces are counted under ``genai`` false and task "".
+trace_task_stats = sa.Table(
+    "trace_task_stats", metadata,
+    sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), primary_key=True),
+    sa.Column("agent", sa.String(200), primary_key=True),
+    sa.Column("genai", sa.Boolean, primary_key=True),
+    sa.Column("task", sa.Text, primary_key=True),
+    sa.Column("runs", sa.Integer, nullable=False),
+    sa.Column("scored", sa.Integer, nullable=False),
+    sa.Column("passes", sa.Integer, nullable=False),
 )

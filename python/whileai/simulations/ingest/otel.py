@@ -297,7 +297,11 @@ def _usage(spans: Sequence[Span]) -> dict[str, int]:
     totals: dict[str, int] = {}
     for name, keys in _USAGE:
         for span in spans:
-            value = next((span.attributes[k] for k in keys if k in span.attributes), None)
+            attrs, value = span.attributes, None
+            for key in keys:
+                if key in attrs:
+                    value = attrs[key]
+                    break
             if isinstance(value, int | float) and not isinstance(value, bool):
                 totals[name] = totals.get(name, 0) + int(value)
     return totals

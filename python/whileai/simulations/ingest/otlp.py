@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 _MISSING = object()
+_PLAIN = (str, int, float, bool)  # values that decode to themselves (exact types: a fast path)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,7 +99,7 @@ def decode_value(value: Any, tally: Counter[str] | None = None) -> Any:
     >>> decode_value({"kvlistValue": {"values": [{"key": "k", "value": {"boolValue": True}}]}})
     {'k': True}
     """
-    if not isinstance(value, Mapping):
+    if type(value) in _PLAIN or not isinstance(value, Mapping):
         return value
     if len(value) == 0:
         return None
@@ -117,11 +118,11 @@ def decode_value(value: Any, tally: Counter[str] | None = None) -> Any:
         except (TypeError, ValueError):
             pass
     elif "arrayValue" in value:
-        items = (value["arrayValue"] or {}).get("values") or []
+        items = _values_of(value["arrayValue"])
         if isinstance(items, list):
             return [decode_value(v, tally) for v in items]
     elif "kvlistValue" in value:
-        pairs = (value["kvlistValue"] or {}).get("values") or []
+        pairs = _values_of(value["kvlistValue"])
         if isinstance(pairs, list):
             return _decode_attributes(pairs, tally)
     elif "bytesValue" in value:
@@ -131,9 +132,33 @@ def decode_value(value: Any, tally: Counter[str] | None = None) -> Any:
     return None
 
 
+def _values_of(holder: Any) -> Any:
+    """The ``values`` of an ``arrayValue`` / ``kvlistValue`` (None when it is not an object)."""
+    if not holder:
+        return []
+    return (holder.get("values") or []) if isinstance(holder, Mapping) else None
+
+
+def _plain_attributes(raw: Mapping[Any, Any], tally: Counter[str] | None) -> dict[str, Any]:
+    """A mapping of already plain values (the common case) without re-wrapping each pair."""
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            if tally is not None:
+                tally["unknown_values"] += 1
+            continue
+        if type(value) not in _PLAIN:
+            value = decode_value(value, tally)
+        if value is not None:
+            out[key] = value
+    return out
+
+
 def _decode_attributes(raw: Any, tally: Counter[str] | None) -> dict[str, Any]:
     """OTLP ``[{"key", "value"}]`` or a plain mapping -> ``{key: plain value}``."""
     out: dict[str, Any] = {}
+    if type(raw) is dict:
+        return _plain_attributes(raw, tally)
     if isinstance(raw, Mapping):
         items: Iterable[Any] = [{"key": k, "value": v} for k, v in raw.items()]
     elif isinstance(raw, list):
@@ -212,8 +237,9 @@ def _from_sdk(obj: Any, tally: Counter[str], index: int) -> Span:
 
 def _first(d: Mapping[str, Any], *keys: str) -> Any:
     for key in keys:
-        if d.get(key) not in (None, ""):
-            return d[key]
+        value = d.get(key)
+        if value is not None and value != "":
+            return value
     return None
 
 
