@@ -131,7 +131,8 @@ def _gate(store: Any, account: Any, dataset_id: str, mode: str | None) -> str:
 
     sample = list(islice(rows(), _GATE_ROWS))
     try:
-        report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto")
+        report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto",
+                              progress=False)
     except Exception as exc:  # a refusal is the gate's answer, shown as such
         return f'<p class="warn">refused: {escape(str(exc))}</p>'
     signal = report.get("signal") or {}
