@@ -217,6 +217,24 @@ def test_push_and_pull_report_rows_and_bytes(platform_key: str, tmp_path: Path) 
         assert terminal.getvalue() == ""
 
 
+def test_import_hf_reports_rows_then_the_upload(platform_key: str, offline: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    from whileai.platform.hub import import_hf
+
+    source = offline / "rows.jsonl"
+    source.write_text("".join(json.dumps({"question": f"{i}+1?", "answer": str(i + 1)}) + "\n"
+                              for i in range(25)))
+    with on_terminal() as terminal:
+        assert import_hf(str(source), name="progress-hf")["rows"] == 25
+        assert "import_hf: 25 rows in " in terminal.getvalue()
+        assert "push: 25 rows in " in terminal.getvalue()
+        terminal.seek(0)
+        terminal.truncate()
+        assert import_hf(str(source), name="quiet-hf", progress=False)["rows"] == 25
+        assert terminal.getvalue() == ""
+    assert datasets.is_progress_bar_enabled()  # the datasets bars are on again afterwards
+
+
 # --- the command line -------------------------------------------------------------------------
 
 
