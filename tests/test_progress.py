@@ -133,6 +133,23 @@ def test_formatters() -> None:
 # --- the library calls ------------------------------------------------------------------------
 
 
+def test_every_long_call_takes_progress_as_simulate_does() -> None:
+    import inspect
+
+    from whileai.platform.datasets import pull, push_file, push_rows
+    from whileai.platform.hub import import_hf
+    from whileai.platform.push import push_run
+
+    calls = [zps.simulate, zps.decontaminate, zps.hack_scan, zps.export_dataset,
+             zps.to_hf_folder, zps.publish_gate, push_rows, push_file, push_run, pull, import_hf,
+             zps.SimulationData.push, zps.ScoredData.push]
+    for call in calls:
+        param = inspect.signature(call).parameters["progress"]
+        assert param.kind is inspect.Parameter.KEYWORD_ONLY, call
+        assert param.default is True, call
+        assert param.annotation in (bool, "bool"), call
+
+
 @contextlib.contextmanager
 def on_terminal() -> Iterator[Terminal]:
     """sys.stderr replaced by a stream that says it is a terminal (inside the test body: pytest's
