@@ -12,10 +12,15 @@ pairs, the order swapped every pair, best of each side), in one process on the n
 
 stderr is replaced by a stream that says it is a terminal and throws the text away, so the "on"
 runs take the terminal path (redrawn at most five times a second), the costlier of the two.
-Prints ``name,size,off_cpu_s,on_cpu_s,overhead_pct,off_wall_s,on_wall_s,lines_drawn,note``:
-the overhead is taken on the process's CPU time (all its threads), which other load on the
-machine disturbs far less than wall time. Target: overhead < 2%. A last line gives the cost of
-one ``advance()`` and one ``update()`` call. ``--quick`` uses a tenth of the sizes.
+Prints ``name,size,off_cpu_s,on_cpu_s,overhead_pct,off_wall_s,on_wall_s,lines_drawn,inside_pct,
+note``. ``overhead_pct`` is the on/off difference of the process's CPU time (all its threads),
+which other load disturbs less than wall time but still by several percent on a busy machine;
+``inside_pct`` is what the progress code costs, counted instead of differenced: how often an
+"on" run calls each ``Progress`` method (and how many items pass through ``counted`` and how
+many lines are summed for the file estimate), times each call's CPU cost from a tight loop,
+over the run's CPU time with progress off; other load on the machine cannot blur it. Target:
+under 2%. The note lists the call counts; a last line gives each call's CPU cost.
+``--quick`` uses a tenth of the sizes.
 
     .venv/bin/python benches/bench_progress.py [--quick] [--repeats 5]
 """
@@ -82,19 +87,80 @@ def on_off(job: Callable[[bool], Any], repeats: int) -> tuple[dict[bool, float],
     return cpu, wall, {True: draws}
 
 
-def per_call_ns(calls: int = 1_000_000) -> tuple[float, float]:
-    """Nanoseconds per ``advance()`` and per ``update()`` on an enabled terminal line."""
+def accounted(job: Callable[[bool], Any], extra: dict[str, int]) -> dict[str, int]:
+    """How often one "on" run calls each ``Progress`` method (plus ``extra`` counts: items
+    through ``counted``, lines summed for the file estimate)."""
     from whileai.simulations.progress import Progress
 
-    line = Progress("bench", calls, enabled=True, stream=Sink())
-    start = time.perf_counter()
-    for _ in range(calls):
-        line.advance()
-    advance = (time.perf_counter() - start) / calls * 1e9
-    start = time.perf_counter()
-    for i in range(calls):
-        line.update(i, dropped=i)
-    return advance, (time.perf_counter() - start) / calls * 1e9
+    calls = dict.fromkeys(("update", "advance", "estimate", "stage", "finish", "_draw"), 0)
+    originals = {name: getattr(Progress, name) for name in calls}
+
+    def counting(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return method(*args, **kwargs)
+        return wrapper
+
+    for name, method in originals.items():
+        setattr(Progress, name, counting(name, method))
+    try:
+        with contextlib.redirect_stderr(Sink()):
+            job(True)
+    finally:
+        for name, method in originals.items():
+            setattr(Progress, name, method)
+    return {**calls, **extra}
+
+
+def cpu_costs(n: int = 200_000) -> dict[str, float]:
+    """CPU seconds of one call of each kind, on an enabled terminal line (tight loops)."""
+    from whileai.simulations.progress import Progress
+
+    def cpu(fn: Callable[[], Any]) -> float:
+        start = time.process_time()
+        fn()
+        return (time.process_time() - start) / n
+
+    line = Progress("bench", n, enabled=True, stream=Sink())
+    items = list(range(n))
+    lines = [b'{"prompt": "a line of about the usual length for these rows"}\n'] * 4096
+
+    def plain() -> None:
+        for _ in items:
+            pass
+
+    def wrapped() -> None:
+        for _ in Progress("bench", n, enabled=True, stream=Sink()).counted(items):
+            pass
+
+    def updates() -> None:
+        for i in items:
+            line.update(i, dropped=i)
+
+    def estimates() -> None:
+        for _ in items:
+            line.estimate(0.5)
+
+    def draws() -> None:
+        for _ in range(n // 100):
+            line._draw(line.render())
+
+    def sums() -> None:
+        for _ in range(max(1, n // 4096)):
+            sum(map(len, lines))
+
+    return {
+        "advance": cpu(lambda: [line.advance() for _ in items]),
+        "counted": max(cpu(wrapped) - cpu(plain), 0.0),
+        "update": cpu(updates), "estimate": cpu(estimates), "stage": cpu(updates),
+        "finish": cpu(updates), "_draw": cpu(draws) * 100,
+        "line_summed": cpu(sums) * n / (max(1, n // 4096) * 4096),
+    }
+
+
+def overhead_pct(calls: dict[str, int], costs: dict[str, float], job_cpu_s: float) -> float:
+    """The CPU the progress code costs a run, in % of the run's CPU time with progress off."""
+    return 100 * sum(costs[k] * v for k, v in calls.items() if k in costs) / job_cpu_s
 
 
 def main() -> None:
@@ -103,29 +169,33 @@ def main() -> None:
 
     scale = 10 if args.quick else 1
     n_train, n_eval, n_export = 300_000 // scale, 5_000 // scale, 100_000 // scale
-    print("name,size,off_cpu_s,on_cpu_s,overhead_pct,off_wall_s,on_wall_s,lines_drawn,note",
-          flush=True)
+    print("name,size,off_cpu_s,on_cpu_s,overhead_pct,off_wall_s,on_wall_s,lines_drawn,"
+          "inside_pct,note", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         train_path, eval_path, train = write_sets(root, n_train, n_eval)
         index = zps.build_eval_index([str(eval_path)])
-        jobs: list[tuple[str, int, Callable[[bool], Any]]] = [
-            ("decontaminate_file", n_train, lambda p: zps.decontaminate(
-                str(train_path), against=index, output=root / "clean.jsonl", progress=p)),
-            ("decontaminate_rows", n_train, lambda p: zps.decontaminate(
-                train, against=index, progress=p)),
-        ]
         export_rows = [{"prompt": f"where is order {i}?", "final_text": f"order {i} ships today",
                         "scenario_id": f"s{i}"} for i in range(n_export)]
-        jobs.append(("export", n_export, lambda p: zps.export_dataset(
-            export_rows, root / "sft.jsonl", progress=p)))
-        for name, size, job in jobs:
+        jobs: list[tuple[str, int, Callable[[bool], Any], dict[str, int]]] = [
+            ("decontaminate_file", n_train, lambda p: zps.decontaminate(
+                str(train_path), against=index, output=root / "clean.jsonl", progress=p),
+             {"line_summed": n_train}),
+            ("decontaminate_rows", n_train, lambda p: zps.decontaminate(
+                train, against=index, progress=p), {}),
+            ("export", n_export, lambda p: zps.export_dataset(
+                export_rows, root / "sft.jsonl", progress=p), {"counted": 2 * n_export}),
+        ]
+        costs = cpu_costs()
+        for name, size, job, extra in jobs:
             cpu, wall, draws = on_off(job, args.repeats)
+            calls = accounted(job, extra)
             print(f"{name},{size},{cpu[False]:.3f},{cpu[True]:.3f},"
                   f"{100 * (cpu[True] - cpu[False]) / cpu[False]:+.2f},{wall[False]:.3f},"
-                  f"{wall[True]:.3f},{draws[True]}", flush=True)
-    advance, update = per_call_ns()
-    print(f"per_call,1000000,,,,,,,advance {advance:.0f} ns; update {update:.0f} ns", flush=True)
+                  f"{wall[True]:.3f},{draws[True]},{overhead_pct(calls, costs, cpu[False]):.3f},"
+                  f"{' '.join(f'{k}={v}' for k, v in calls.items() if v)}", flush=True)
+    print(f"per_call,,,,,,,,,{'; '.join(f'{k} {v * 1e9:.0f} ns' for k, v in costs.items())}",
+          flush=True)
 
 
 if __name__ == "__main__":

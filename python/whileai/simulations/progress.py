@@ -176,9 +176,16 @@ class Progress:
         """Yield ``items`` unchanged, advancing by one after each (target: their length)."""
         if isinstance(items, Sized):
             self.target = len(items)
+        if not self.enabled:  # nothing to draw: count without touching each item
+            before = self.done
+            for self.done, item in enumerate(items, start=before + 1):
+                yield item
+            return
         for item in items:
             yield item
-            self.advance()
+            self.done += 1
+            if self.done >= self._next_check:
+                self.advance(0)
 
     def stage(self, name: str, target: int | None = None, *, unit: str | None = None) -> None:
         """Start a named step with its own count (``done`` starts again at 0); redraw."""
