@@ -7,6 +7,8 @@ import json
 import warnings
 from typing import Any
 
+from whileai.commands.manners import add_quiet
+
 
 def register(sub: Any) -> None:
     """Add the clean/select subcommands to the CLI."""
@@ -23,6 +25,7 @@ def register(sub: Any) -> None:
     dec.add_argument("--fields", default="prompt",
                      help="comma-separated row keys to check")
     dec.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_quiet(dec)
     dec.set_defaults(func=run_decontaminate)
 
     scan = sub.add_parser("scan", help="what would a grouped update learn? (hack_scan)",
@@ -34,6 +37,7 @@ def register(sub: Any) -> None:
     scan.add_argument("--n-perm", type=int, default=100, help="permutations for the floor")
     scan.add_argument("--seed", type=int, default=0, help="permutation seed")
     scan.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_quiet(scan)
     scan.set_defaults(func=run_scan)
 
     opt = sub.add_parser("optimize", help="prune graded rows for RL (groups) or SFT",
@@ -77,7 +81,7 @@ def run_decontaminate(args: argparse.Namespace) -> int:
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
     _clean, report = decontaminate(
         args.train, against=list(args.against), n=args.n, overlap=args.overlap, fields=fields,
-        output=args.output,
+        output=args.output, progress=not args.quiet,
     )
     if args.json:
         _dump(report)
@@ -94,7 +98,8 @@ def run_scan(args: argparse.Namespace) -> int:
     from whileai.simulations.clean.hack_scan import hack_scan
 
     rows = _unique_rows(args.rows)
-    scan = hack_scan(rows, endorsed=args.endorsed, n_perm=args.n_perm, seed=args.seed)
+    scan = hack_scan(rows, endorsed=args.endorsed, n_perm=args.n_perm, seed=args.seed,
+                     progress=not args.quiet)
     if args.json:
         _dump(scan)
     else:

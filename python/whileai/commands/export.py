@@ -7,7 +7,7 @@ import json
 import warnings
 from typing import Any
 
-from whileai.commands.manners import load_checked_rows, read_json_file
+from whileai.commands.manners import add_quiet, load_checked_rows, read_json_file
 from whileai.simulations.duplicates import drop_duplicates, duplicate_message
 
 EXAMPLE = """examples:
@@ -44,6 +44,7 @@ def register(sub: Any) -> None:
     exp.add_argument("--split", default="train",
                      help="hf split name (letters, digits, '_', '-', '.'; no path separators)")
     exp.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_quiet(exp)
     exp.set_defaults(func=run_export)
 
 
@@ -65,7 +66,7 @@ def run_export(args: argparse.Namespace) -> int:
         report = zps.export_dataset(
             rows, args.output, format=args.format, mask_mode=args.mask, unroll=args.unroll,
             max_tool_output_chars=args.max_tool_output_chars, system_prompt=args.system_prompt,
-            tools=tools)
+            tools=tools, progress=not args.quiet)
         text = zps.format_export_report(report)
     elif args.kind in ("preference", "pairs"):
         pairs = rows if args.kind == "pairs" else build_preference_pairs(rows)[0]
@@ -78,7 +79,7 @@ def run_export(args: argparse.Namespace) -> int:
                                         reward=args.reward)
         text = zps.format_environment_report(report)
     else:
-        report = zps.to_hf_folder(rows, args.output, split=args.split)
+        report = zps.to_hf_folder(rows, args.output, split=args.split, progress=not args.quiet)
         text = zps.format_hf_report(report)
     if dropped:
         report["duplicates_dropped"] = dropped

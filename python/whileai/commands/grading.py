@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from whileai.commands.manners import load_checked_rows
+from whileai.commands.manners import add_quiet, load_checked_rows
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.duplicates import drop_duplicates, duplicate_message
 
@@ -46,6 +46,7 @@ def register(sub: Any) -> None:
     grade.add_argument("--timeout", type=float, default=120.0, help="seconds per row")
     grade.add_argument("--workers", type=int, default=1, help="rows judged at once")
     grade.add_argument("-o", "--output", help="graded JSONL (default: <rows>.graded.jsonl)")
+    add_quiet(grade)
     grade.set_defaults(func=run_grade)
     report = sub.add_parser("report", help="pass@1/pass^k/pass@k with intervals, judge statuses",
                             epilog="example:\n  whileai report rows.graded.jsonl --json")
@@ -93,7 +94,8 @@ def run_grade(args: argparse.Namespace) -> int:
         scale = (lo, hi)
     rows = load_checked_rows(args.rows)
     scored = run_judge(
-        rows, judge, scale=scale, timeout=args.timeout or None, workers=args.workers
+        rows, judge, scale=scale, timeout=args.timeout or None, workers=args.workers,
+        progress=not args.quiet,
     )
     output = Path(args.output) if args.output else Path(args.rows).with_suffix(".graded.jsonl")
     scored.save(output)

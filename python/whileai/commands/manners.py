@@ -27,6 +27,7 @@ from whileai.errors import WhileaiError
 
 __all__ = [
     "Parser",
+    "add_quiet",
     "command_name",
     "load_checked_rows",
     "note",
@@ -62,6 +63,15 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """A usage error: one line naming the command and where to read its options; exit 2."""
         self.exit(2, f"{self.prog}: {' '.join(message.split())}; see `{self.prog} --help`\n")
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """Give a long-running command ``-q/--quiet``: no progress line on stderr.
+
+    The command passes ``progress=not args.quiet`` to the library call it makes.
+    """
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress line on stderr (results and errors still print)")
 
 
 def command_name(args: argparse.Namespace) -> str:

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from whileai.commands.manners import add_quiet
+
 
 def register(sub: Any) -> None:
     """Add the model-backend subcommands to the CLI."""
@@ -33,6 +35,7 @@ def register(sub: Any) -> None:
                        help="let the judge read the rows' privileged block")
     grade.add_argument("-o", "--output", required=True, help="where to write the graded rows")
     grade.add_argument("--workers", type=int, default=8, help="rows graded at once")
+    add_quiet(grade)
     grade.set_defaults(func=run_grade)
 
     lp = actions.add_parser("logprobs", help="logprob coverage, KL and staleness of a file",
@@ -69,7 +72,8 @@ def run_grade(args: argparse.Namespace) -> int:
 
     rows = load_checked_rows(args.path)
     report = grade(rows, judge=args.judge, rubric=args.rubric,
-                   use_privileged=args.use_privileged, workers=args.workers)
+                   use_privileged=args.use_privileged, workers=args.workers,
+                   progress=not args.quiet)
     write_jsonl(args.output, rows)
     print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2))
     return 0

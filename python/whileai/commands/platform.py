@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from whileai.commands.manners import add_quiet
+
 __all__ = ["format_datasets", "format_purge", "format_status", "register"]
 
 
@@ -33,6 +35,7 @@ def register(sub: Any) -> None:
                           epilog="example:\n  whileai pull ds_1a2b3c -o train.jsonl")
     pull.add_argument("dataset_id", metavar="ID", help="the dataset id (ds_...)")
     pull.add_argument("-o", "--output", default=None, help="file to write (default: ID.jsonl)")
+    add_quiet(pull)
     pull.set_defaults(func=run_pull)
     purge = sub.add_parser(
         "purge", help="delete an agent and its datasets, or empty datasets",
@@ -145,7 +148,8 @@ def run_pull(args: argparse.Namespace) -> int:
     """Write a dataset to a JSONL file."""
     from whileai.platform.datasets import pull
 
-    path = pull(args.dataset_id, args.output or f"{args.dataset_id}.jsonl")
+    path = pull(args.dataset_id, args.output or f"{args.dataset_id}.jsonl",
+                progress=not args.quiet)
     print(f"wrote {path}")
     return 0
 

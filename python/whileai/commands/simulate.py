@@ -7,7 +7,7 @@ import sys
 import warnings
 from typing import Any
 
-from whileai.commands.manners import note, read_json_file, read_text_file
+from whileai.commands.manners import add_quiet, note, read_json_file, read_text_file
 from whileai.errors import AgentFailedWarning
 
 EXAMPLE = """examples:
@@ -49,6 +49,7 @@ def register(sub: Any) -> None:
                    help="rollouts at once (default: 1 for in-process agents, else 32)")
     p.add_argument("-o", "--output", required=True,
                    help="JSONL file the rows are appended to (resumed when re-run)")
+    add_quiet(p)
     p.set_defaults(func=run_simulate)
 
 
@@ -58,7 +59,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 
     budget = DEFAULT_BUDGET if args.budget is None else args.budget
     knobs: dict[str, Any] = {"mode": args.mode, "budget": budget, "output": args.output,
-                             "advanced": {"seed": args.seed}}
+                             "advanced": {"seed": args.seed}, "progress": not args.quiet}
     if args.spec:
         knobs["spec"] = args.spec
         tools = None

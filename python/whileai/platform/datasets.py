@@ -19,6 +19,7 @@ from typing import Any
 from whileai.errors import RowError
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
+from whileai.simulations.progress import Progress
 
 __all__ = [
     "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
@@ -28,8 +29,12 @@ __all__ = [
 CHUNK = 1 << 20
 
 
-def _encode(rows: Sequence[dict[str, Any]]) -> Callable[[], Iterator[bytes]]:
-    """A body factory: the rows as JSONL, in ~1 MB chunks (a RowError names the bad row)."""
+def _encode(rows: Sequence[dict[str, Any]],
+            meter: Progress | None = None) -> Callable[[], Iterator[bytes]]:
+    """A body factory: the rows as JSONL, in ~1 MB chunks (a RowError names the bad row).
+
+    ``meter`` counts the rows and bytes handed to the connection (from 0 again on a retry).
+    """
 
     from whileai.simulations.io import dumps_row
 
@@ -37,7 +42,7 @@ def _encode(rows: Sequence[dict[str, Any]]) -> Callable[[], Iterator[bytes]]:
 
     def chunks() -> Iterator[bytes]:
         buffer: list[str] = []
-        size = 0
+        size = sent = 0
         for index, row in enumerate(rows):
             try:  # one reused encoder (fast); dumps_row handles odd values and names bad ones
                 line = encode(row) if type(row) is dict else dumps_row(row, where=f"rows[{index}]")
@@ -46,10 +51,17 @@ def _encode(rows: Sequence[dict[str, Any]]) -> Callable[[], Iterator[bytes]]:
             buffer.append(line)
             size += len(line) + 1
             if size >= CHUNK:
-                yield ("\n".join(buffer) + "\n").encode("utf-8")
+                block = ("\n".join(buffer) + "\n").encode("utf-8")
+                yield block
+                sent += len(block)
+                if meter is not None:
+                    meter.update(index + 1, bytes=sent)
                 buffer, size = [], 0
         if buffer:
-            yield ("\n".join(buffer) + "\n").encode("utf-8")
+            block = ("\n".join(buffer) + "\n").encode("utf-8")
+            yield block
+            if meter is not None:
+                meter.update(len(rows), bytes=sent + len(block))
 
     return chunks
 
@@ -85,7 +97,7 @@ def push_rows(
     gate: bool = False, mode: str | None = None, purpose: str | None = None,
     agent: str | None = None, description: str | None = None, endorsed: Sequence[str] = (),
     strict_hacks: bool = False, prove_effect: float = 0.05, *, linked: str | None = None,
-    base_url: str | None = None,
+    base_url: str | None = None, progress: bool = True,
 ) -> dict[str, Any]:
     """Upload rows as JSONL into a new dataset; return its registry entry (``datasetId``...).
 
@@ -95,7 +107,8 @@ def push_rows(
             ``entry["gate"]``). mode: the simulation mode that made it. purpose: ``train``
             (default), ``holdout``, ``eval`` or ``raw``. endorsed / strict_hacks: passed to the
             gate's hack scan. prove_effect: a holdout push warns when it is too small to prove
-            this gain. linked: the ``ds_`` id of its train/holdout twin.
+            this gain. linked: the ``ds_`` id of its train/holdout twin. progress: rows and
+            bytes sent, with the rate, on stderr (and a summary); False silences it.
 
     Raises:
         PublishGateError: the gate refused the rows (nothing was sent).
@@ -112,9 +125,11 @@ def push_rows(
         from whileai.simulations.select.gate import publish_gate
 
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
-                              endorsed=list(endorsed) or None, strict_hacks=strict_hacks)
-    entry = _send(conn, _encode(rows), name=name, purpose=purpose, mode=mode, agent=agent,
-                  description=description, parent=parent, linked=linked)
+                              endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
+                              progress=progress)
+    with Progress("push", len(rows), enabled=progress) as line:
+        entry = _send(conn, _encode(rows, line), name=name, purpose=purpose, mode=mode,
+                      agent=agent, description=description, parent=parent, linked=linked)
     if report is not None:
         entry["gate"] = report
     if purpose == "holdout":
@@ -129,9 +144,10 @@ class _FileBody:
     middle of the upload; the server then drops the partial part and stores nothing.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, line: Progress | None = None) -> None:
         self.path = path
         self.size = path.stat().st_size
+        self.line = line
 
     def __len__(self) -> int:
         return self.size
@@ -149,6 +165,8 @@ class _FileBody:
                     _check_lines(lines, self.path, checked)
                     checked += len(lines)
                 yield chunk
+                if self.line is not None:
+                    self.line.update(handle.tell(), rows=checked)
         if carry:
             _check_lines([carry], self.path, checked)
 
@@ -175,12 +193,13 @@ def _check_lines(lines: list[bytes], path: Path, before: int) -> None:
 def push_file(
     path: str | os.PathLike[str], name: str | None = None, api_key: str | None = None,
     parent: str | None = None, gate: bool = True, mode: str | None = None, *,
-    base_url: str | None = None,
+    base_url: str | None = None, progress: bool = True,
 ) -> dict[str, Any]:
     """Upload a JSONL file; ``gate=True`` stamps and checks rows first (``entry["gate"]``).
 
     With ``gate=False`` the bytes go up exactly as they are on disk (after every line is
-    checked to be one JSON object).
+    checked to be one JSON object). ``progress`` shows bytes and rows sent, with the rate, on
+    stderr (and a summary); False silences it.
 
     Raises:
         RowError: a line is not a JSON object (``file:line``); nothing was sent.
@@ -196,15 +215,16 @@ def push_file(
     if gate:
         rows = list(read_jsonl(source))
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
-                         base_url=base_url)
+                         base_url=base_url, progress=progress)
     conn = connect(api_key, base_url=base_url)
     if source.suffix == ".gz":
         rows = list(read_jsonl(source))
-        return _send(conn, _encode(rows), name=title, purpose=None, mode=mode, agent=None,
-                     description=None, parent=parent)
-
-    return _send(conn, lambda: _FileBody(source), name=title, purpose=None, mode=mode,
-                 agent=None, description=None, parent=parent)
+        with Progress("push", len(rows), enabled=progress) as line:
+            return _send(conn, _encode(rows, line), name=title, purpose=None, mode=mode,
+                         agent=None, description=None, parent=parent)
+    with Progress("push", source.stat().st_size, enabled=progress, unit="bytes") as line:
+        return _send(conn, lambda: _FileBody(source, line), name=title, purpose=None,
+                     mode=mode, agent=None, description=None, parent=parent)
 
 
 def _manifest(dataset_id: str, api_key: str | None,
@@ -214,7 +234,7 @@ def _manifest(dataset_id: str, api_key: str | None,
     return conn, manifest
 
 
-def _part_chunks(conn: Connection, part: dict[str, Any]) -> Iterator[bytes]:
+def _part_chunks(conn: Connection, part: dict[str, Any], line: Progress) -> Iterator[bytes]:
     """The bytes of one part, streamed, checked against the manifest's size and SHA-256."""
     response = call(conn, "GET", part["url"], stream=True, timeout=3600.0)
     digest = hashlib.sha256()
@@ -223,6 +243,7 @@ def _part_chunks(conn: Connection, part: dict[str, Any]) -> Iterator[bytes]:
         for chunk in response.iter_content(CHUNK):
             digest.update(chunk)
             size += len(chunk)
+            line.advance(len(chunk), rows=chunk.count(b"\n"))
             yield chunk
     if size != part["bytes"] or digest.hexdigest() != part["sha256"]:
         raise PlatformError(f"part {part['index']} arrived damaged ({size} of {part['bytes']} "
@@ -262,10 +283,12 @@ def _row(loads: Callable[..., Any], line: bytes, where: str, line_no: int) -> di
 
 
 def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
-         api_key: str | None = None, *, base_url: str | None = None) -> Any:
+         api_key: str | None = None, *, base_url: str | None = None,
+         progress: bool = True) -> Any:
     """Download every part of a dataset: to ``path`` (returns the path) or as rows.
 
-    Public catalog datasets need no key. The file is written atomically.
+    Public catalog datasets need no key. The file is written atomically. ``progress`` shows
+    bytes and rows received, with the rate, on stderr (and a summary); False silences it.
 
     Raises:
         NotFoundError: no such dataset on this account, and it is not public.
@@ -273,10 +296,18 @@ def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
     >>> rows = pull("ds_...")  # doctest: +SKIP
     """
     conn, manifest = _manifest(dataset_id, api_key, base_url)
+    total = sum(int(part.get("bytes") or 0) for part in manifest["parts"])
+    with Progress("pull", total, enabled=progress, unit="bytes") as line:
+        return _download(conn, manifest, dataset_id, path, line)
+
+
+def _download(conn: Connection, manifest: dict[str, Any], dataset_id: str,
+              path: str | os.PathLike[str] | None, line: Progress) -> Any:
     if path is None:
         rows: list[dict[str, Any]] = []
         for part in manifest["parts"]:
-            rows.extend(_parse(_part_chunks(conn, part), f"{dataset_id} part {part['index']}"))
+            where = f"{dataset_id} part {part['index']}"
+            rows.extend(_parse(_part_chunks(conn, part, line), where))
         return rows
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -284,7 +315,7 @@ def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
     try:
         with open(temp, "wb") as out:
             for part in manifest["parts"]:
-                for chunk in _part_chunks(conn, part):
+                for chunk in _part_chunks(conn, part, line):
                     out.write(chunk)
         os.replace(temp, target)
     except BaseException:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.progress import Progress
 
 __all__ = ["import_hf", "map_columns"]
 
@@ -109,8 +110,11 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
               mode: str | None = None, agent: str | None = None,
               description: str | None = None, max_rows: int = 100_000, wait: bool = True,
               timeout: float = 900.0, poll: float = 3.0,
-              api_key: str | None = None) -> dict[str, Any]:
+              api_key: str | None = None, *, progress: bool = True) -> dict[str, Any]:
     """Bring one split of a Hugging Face dataset (or a local data folder/file) onto the platform.
+
+    ``progress`` shows the rows as they are mapped, then the upload, on stderr (with a summary
+    each); ``False`` silences them and the ``datasets`` package's own progress bars.
 
     Returns:
         The new dataset's entry (``datasetId``, ``rows`` ...).
@@ -127,20 +131,30 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
     from whileai.platform.datasets import push_rows
 
     path = Path(repo)
-    if path.is_file():
-        kind = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet",
-                ".arrow": "arrow"}.get(path.suffix.lower())
-        if kind is None:
-            raise ConfigError(f"{repo}: unknown data file type; use .parquet, .jsonl, .csv "
-                              "or .arrow")
-        loaded = datasets.load_dataset(kind, data_files={split: str(path)}, split=split)
-    else:
-        loaded = datasets.load_dataset(repo, config, split=split, revision=revision)
-    rows = [map_columns(r) for r in loaded.select(range(min(max_rows, len(loaded))))]
+    bars = datasets.is_progress_bar_enabled()
+    if not progress:
+        datasets.disable_progress_bars()
+    try:
+        if path.is_file():
+            kind = {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet",
+                    ".arrow": "arrow"}.get(path.suffix.lower())
+            if kind is None:
+                raise ConfigError(f"{repo}: unknown data file type; use .parquet, .jsonl, .csv "
+                                  "or .arrow")
+            loaded = datasets.load_dataset(kind, data_files={split: str(path)}, split=split)
+        else:
+            loaded = datasets.load_dataset(repo, config, split=split, revision=revision)
+    finally:
+        if bars and not progress:
+            datasets.enable_progress_bars()
+    picked = loaded.select(range(min(max_rows, len(loaded))))
+    with Progress("import_hf", enabled=progress) as line:
+        rows = [map_columns(r) for r in line.counted(picked)]
     if not rows:
         raise ConfigError(f"{repo} split {split!r} holds no rows")
     about = description or f"imported from {repo} ({split}{f', {revision}' if revision else ''})"
     entry: dict[str, Any] = push_rows(rows, name or f"{path.name or repo}-{split}",
                                       purpose=purpose, mode=mode, agent=agent,
-                                      description=about, gate=False, api_key=api_key)
+                                      description=about, gate=False, api_key=api_key,
+                                      progress=progress)
     return entry

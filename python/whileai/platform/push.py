@@ -20,7 +20,7 @@ def push_run(
     purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
     gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
     description: str | None = None, mode: str | None = None, seed: int = 0,
-    api_key: str | None = None, base_url: str | None = None,
+    api_key: str | None = None, base_url: str | None = None, progress: bool = True,
 ) -> dict[str, Any]:
     """Push the rows of a run (``SimulationData`` or ``ScoredData``); return the entry.
 
@@ -31,7 +31,8 @@ def push_run(
             agent: the agent it belongs to. publish: ``True`` (under ``agent``) or an agent
             name: publish the train set (``entry["card"]``). gate: run ``publish_gate`` first.
             endorsed / strict_hacks: the gate's hack-scan settings. mode: recorded (the run's
-            mode by default).
+            mode by default). progress: the gate's scan and each upload on stderr; False
+            silences them.
 
     Raises:
         PublishGateError: the gate refused (nothing was sent).
@@ -54,9 +55,10 @@ def push_run(
         from whileai.simulations.select.gate import publish_gate
 
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
-                              endorsed=list(endorsed) or None, strict_hacks=strict_hacks)
+                              endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
+                              progress=progress)
     common: dict[str, Any] = {"api_key": api_key, "base_url": base_url, "mode": mode,
-                              "agent": agent, "description": description}
+                              "agent": agent, "description": description, "progress": progress}
     train = rows
     held: list[dict[str, Any]] = []
     if holdout is not None:

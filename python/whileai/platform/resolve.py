@@ -33,7 +33,7 @@ def resolve_ids(source: Any) -> Any:
     if is_dataset_id(source):
         from whileai.platform.datasets import pull
 
-        return pull(source)
+        return pull(source, progress=False)
     if isinstance(source, (list, tuple)) and any(is_dataset_id(s) for s in source):
         return [resolve_ids(item) if is_dataset_id(item) else item for item in source]
     return source

@@ -134,7 +134,8 @@ def _gate(store: Any, account: Any, dataset_id: str, version: Any, mode: str | N
 
     sample = list(islice(rows(), _GATE_ROWS))
     try:
-        report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto")
+        report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto",
+                              progress=False)
     except Exception as exc:  # a refusal is the gate's answer, shown as such
         return f'<p class="warn">refused: {escape(str(exc))}</p>'
     signal = report.get("signal") or {}

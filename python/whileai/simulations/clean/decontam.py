@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import Any
@@ -36,6 +37,7 @@ from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.decontam_stream import passthrough, row_batches
 from whileai.simulations.models.embedders import HASH_VERSION
+from whileai.simulations.progress import Progress
 
 __all__ = ["RULES", "build_eval_index", "decontaminate", "format_decontamination"]
 
@@ -234,6 +236,7 @@ def decontaminate(
     similarity: float = 0.85,
     output: str | PathLike[str] | None = None,
     chunk_size: int = 4096,
+    progress: bool = True,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return ``(clean_rows, report)``: the rows no eval source contaminates, and why others went.
 
@@ -245,6 +248,8 @@ def decontaminate(
             one eval text must cover (0 = any shared n-gram). embedder / similarity: the
             optional semantic rule. output: write clean rows here as JSONL instead of
             returning them (the returned list is then empty). chunk_size: rows per chunk.
+        progress: rows checked and dropped so far on stderr (a self-updating line on a
+            terminal, a line every few seconds elsewhere) and a summary; False silences it.
 
     Raises:
         ConfigError: ``overlap`` or ``similarity`` outside [0, 1], no fields, or an index built
@@ -274,7 +279,10 @@ def decontaminate(
                                                 getattr(embedder, "__name__", "callable")),
         output=None if output is None else str(output),
     )
-    counter = {"rows": 0}
+    counter = {"rows": 0, "bytes": 0}
+    line = Progress("decontaminate", len(rows) if isinstance(rows, (list, tuple)) else None,
+                    enabled=progress)
+    size = _plain_file_size(rows) if line.enabled else 0
 
     def clean_stream() -> Iterator[Any]:
         for chunk, lines in row_batches(rows, chunk_size):
@@ -283,6 +291,10 @@ def decontaminate(
             counter["rows"] += len(chunk)
             kept = [k for k, v in enumerate(verdict) if v is None]
             report["kept"] += len(kept)
+            if size and lines is not None:  # a plain JSONL file: the bytes read give an ETA
+                counter["bytes"] += sum(map(len, lines))
+                line.estimate(counter["bytes"] / size)
+            line.update(counter["rows"], dropped=counter["rows"] - report["kept"])
             if lines is None or output is None:
                 yield from (chunk[k] for k in kept)
             else:
@@ -293,12 +305,13 @@ def decontaminate(
     paused = gc.isenabled()
     gc.disable()
     try:
-        if output is None:
-            clean = list(clean_stream())
-        else:
-            from whileai.simulations.io import write_jsonl
+        with line:
+            if output is None:
+                clean = list(clean_stream())
+            else:
+                from whileai.simulations.io import write_jsonl
 
-            write_jsonl(output, clean_stream())
+                write_jsonl(output, clean_stream())
     finally:
         if paused:
             gc.enable()
@@ -310,6 +323,16 @@ def decontaminate(
     report["near"] = report["by_rule"]["near"]
     _notes(report, index, semantic is not None)
     return clean, report
+
+
+def _plain_file_size(rows: Any) -> int:
+    """The size of an uncompressed JSONL ``rows`` path (0 for anything else)."""
+    if not isinstance(rows, (str, PathLike)) or str(rows).endswith(".gz"):
+        return 0
+    try:
+        return os.path.getsize(rows)
+    except OSError:
+        return 0  # reading it raises the proper error
 
 
 def _notes(report: dict[str, Any], index: EvalIndex, semantic: bool) -> None:

@@ -41,6 +41,7 @@ from whileai.simulations.clean.hack_matrix import (
     conjunctions,
     run_scan,
 )
+from whileai.simulations.progress import Progress
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
 __all__ = ["TIE", "floor_tau", "hack_scan"]
@@ -148,6 +149,7 @@ def hack_scan(
     auto: bool = True,
     top: int = AUTO_TOP,
     kinds: Mapping[str, str] | None = None,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Scan graded rows for what the reward pays for, within ask, against a permutation floor.
 
@@ -158,6 +160,8 @@ def hack_scan(
         reward: the row key holding the reward. n_perm / alpha / seed: the noise floor.
         min_obs: fewer usable rows than this gives ``unknown``. auto / top: the auto tier.
         kinds: tool kind overrides for the trajectory flags.
+        progress: the step under way on stderr (rows as features are built, then the matrix,
+            the permutations and the conjunctions) and a summary; False silences it.
 
     Returns:
         A JSON-able report: ``regime``, ``top_feature``, ``tau``, ``features`` (ranked),
@@ -200,7 +204,10 @@ def hack_scan(
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            _rank(report, used, groups, rewards, is_endorsed, features, auto, top, kinds)
+            with Progress("scan", len(used), enabled=progress) as line:
+                _rank(report, used, groups, rewards, is_endorsed, features, auto, top, kinds,
+                      line)
+                line.finish(len(used), features=report["n_features"])
         finally:
             if was_enabled:
                 gc.enable()
@@ -236,23 +243,29 @@ def _rank(
     auto: bool,
     top: int,
     kinds: Mapping[str, str] | None,
+    line: Progress,
 ) -> None:
-    feats = [hand_features(r, features, kinds) for r in used]
+    line.stage("features", len(used))
+    feats = [hand_features(r, features, kinds) for r in line.counted(used)]
     if auto:
+        line.stage("auto features")
         for row_feats, extra in zip(feats, auto_features(used, top), strict=True):
             row_feats.update(extra)
     names = {n for f in feats for n in f}
     # A name is binary unless some row holds a value other than 0 or 1 (one pass over the rows).
     binary = names - {n for f in feats for n, v in f.items() if v not in (0.0, 1.0)}
     tiers = {n: _tier(n) for n in names}
+    line.stage("matrix")
     first = build_matrix(feats, groups, rewards, tiers=tiers, endorsed=is_endorsed)
     # The floor repeats the conjunction search under every shuffle (its candidates are the
     # binary columns, chosen without looking at reward), in the same call as the ranking.
     candidates = [j for j, n in enumerate(first.names) if n in binary]
     n_perm = report["n_perm"]
+    line.stage(f"{n_perm} permutations")
     rho, floor, sup = run_scan(first, n_perm, report["seed"], candidates, CONJ_TOP)
     rho_by = {n: rho[j] for j, n in enumerate(first.names)}
     strong_binary = {first.names[j] for j in candidates}
+    line.stage("conjunctions")
     conj = conjunctions(
         feats, groups, rewards, rho_by, strong_binary, top=CONJ_TOP, alpha=report["alpha"]
     )

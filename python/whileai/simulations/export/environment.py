@@ -232,7 +232,8 @@ def export_environment(
     as_row = [{"prompt": t["prompt"][0]["content"], "task_id": t["id"]} for t in train]
     decon = {"n": 8, "overlap": 0.8, "dropped": 0}
     if held and train:
-        clean, _ = decontaminate(as_row, [{"prompt": t["prompt"][0]["content"]} for t in held])
+        clean, _ = decontaminate(as_row, [{"prompt": t["prompt"][0]["content"]} for t in held],
+                                 progress=False)
         keep = {r["task_id"] for r in clean}
         decon["dropped"] = len(train) - len(keep)
         train = [t for t in train if t["id"] in keep]

@@ -24,6 +24,7 @@ from whileai.simulations.export.wire import check_choice
 from whileai.simulations.io import dumps_row, write_jsonl
 from whileai.simulations.jsondepth import deep_error
 from whileai.simulations.kwcheck import valid_kwargs
+from whileai.simulations.progress import Progress
 from whileai.simulations.rows import export_row
 from whileai.simulations.rowsource import as_rows
 from whileai.simulations.schema import row_problems
@@ -128,6 +129,7 @@ def to_hf_folder(
     split: str = "train",
     engine: Engine = "auto",
     name: str | None = None,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Write ``rows`` as a Hugging Face dataset folder; return the report.
 
@@ -137,6 +139,8 @@ def to_hf_folder(
         split: the split name for a single row set (default ``"train"``).
         engine: ``"auto"`` (Parquet when pyarrow is installed), ``"parquet"`` or ``"jsonl"``.
         name: the dataset title in the card (default the folder name).
+        progress: rows checked, then written, per split on stderr (and a summary); False
+            silences it.
 
     Returns:
         ``{"path", "format", "files": {split: file}, "rows": {split: n}, "json_columns",
@@ -164,29 +168,40 @@ def to_hf_folder(
     title = " ".join(str(name or target.name).split())  # one line in the card
     report: dict[str, Any] = {"path": str(target), "format": chosen, "files": {}, "rows": {},
                               "json_columns": [], "skipped": {"no_user_turn": 0}}
-    for part, source in splits.items():
-        clean: list[dict[str, Any]] = []
-        for index, raw in enumerate(as_rows(source)):
-            where = f"{part} row {index}"
-            try:
-                row = export_row(raw)
-            except RecursionError:
-                raise deep_error(where) from None
-            dumps_row(row, where=where)  # NaN, infinity and non-JSON values: as write_jsonl
-            if not _user_turn(row):
-                report["skipped"]["no_user_turn"] += 1  # nothing asked: not a dataset example
-                continue
-            clean.append(row)
-        relative = f"data/{part}.{'parquet' if chosen == 'parquet' else 'jsonl'}"
-        if chosen == "parquet":
-            as_json = _write_parquet(target / relative, clean, part)
-            report["json_columns"] = sorted(set(report["json_columns"]) | set(as_json))
-        else:
-            write_jsonl(target / relative, clean)
-        report["files"][part] = relative
-        report["rows"][part] = len(clean)
+    with Progress("hf export", enabled=progress) as line:
+        written = sum(_write_split(target, part, source, chosen, report, line)
+                      for part, source in splits.items())
+        line.finish(written)
     (target / "README.md").write_text(_card(title, report), encoding="utf-8")
     return report
+
+
+def _write_split(target: Path, part: str, source: Any, chosen: str, report: dict[str, Any],
+                 line: Progress) -> int:
+    """Check and write one split; update the report; return how many rows were written."""
+    line.stage(f"{part}: checking")
+    clean: list[dict[str, Any]] = []
+    for index, raw in enumerate(line.counted(as_rows(source))):
+        where = f"{part} row {index}"
+        try:
+            row = export_row(raw)
+        except RecursionError:
+            raise deep_error(where) from None
+        dumps_row(row, where=where)  # NaN, infinity and non-JSON values: as write_jsonl
+        if not _user_turn(row):
+            report["skipped"]["no_user_turn"] += 1  # nothing asked: not a dataset example
+            continue
+        clean.append(row)
+    relative = f"data/{part}.{'parquet' if chosen == 'parquet' else 'jsonl'}"
+    line.stage(f"{part}: writing", len(clean))
+    if chosen == "parquet":
+        as_json = _write_parquet(target / relative, clean, part)
+        report["json_columns"] = sorted(set(report["json_columns"]) | set(as_json))
+    else:
+        write_jsonl(target / relative, line.counted(clean))
+    report["files"][part] = relative
+    report["rows"][part] = len(clean)
+    return len(clean)
 
 
 def format_hf_report(report: Mapping[str, Any]) -> str:

@@ -41,15 +41,18 @@ def hf_status(token: str | None = None) -> dict[str, Any]:
 
 
 def hf_publish(dataset_id: str, repo: str, *, private: bool = True, token: str | None = None,
-               api_key: str | None = None) -> dict[str, Any]:
-    """Push one of your platform datasets to a Hub dataset repo you own (untested here)."""
+               api_key: str | None = None, progress: bool = True) -> dict[str, Any]:
+    """Push one of your platform datasets to a Hub dataset repo you own (untested here).
+
+    ``progress=False`` silences the pull's and the export's progress lines on stderr.
+    """
     api = _hub(token)
     from whileai.platform.datasets import pull
     from whileai.simulations.export.hf import to_hf_folder
 
-    rows = pull(dataset_id, api_key=api_key)
+    rows = pull(dataset_id, api_key=api_key, progress=progress)
     with tempfile.TemporaryDirectory() as folder:
-        report = to_hf_folder(rows, folder, name=repo.split("/")[-1])
+        report = to_hf_folder(rows, folder, name=repo.split("/")[-1], progress=progress)
         api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(folder_path=folder, repo_id=repo, repo_type="dataset")
     return {"repo": repo, "rows": report["rows"], "commit": str(commit)}

@@ -28,6 +28,7 @@ from whileai.simulations.export.wire import (
 )
 from whileai.simulations.io import write_jsonl
 from whileai.simulations.kwcheck import valid_kwargs
+from whileai.simulations.progress import Progress
 from whileai.simulations.rows import conversation, export_row
 from whileai.simulations.rowsource import as_rows
 
@@ -149,6 +150,7 @@ def _build(
     mask_mode: MaskMode = "all",
     unroll: bool = False,
     max_tool_output_chars: int | None = None,
+    line: Progress | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     fmt = check_choice("export_dataset", "format", format, FORMATS)
     masking = check_choice("export_dataset", "mask_mode", mask_mode, MASK_MODES)
@@ -162,7 +164,8 @@ def _build(
     report = _new_report(fmt, masking, unroll, cap)
     gate = report["tool_call_roundtrip"]
     out: list[dict[str, Any]] = []
-    for index, raw in enumerate(as_rows(source)):
+    items = as_rows(source)
+    for index, raw in enumerate(items if line is None else line.counted(items)):
         report["rows_in"] += 1
         row = export_row(raw)
         messages = _chat(row, system_prompt)
@@ -233,6 +236,7 @@ def export_dataset(
     mask_mode: MaskMode = "all",
     unroll: bool = False,
     max_tool_output_chars: int | None = None,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Write scrubbed training rows with ``loss_mask`` to ``output`` (JSONL); return the report.
 
@@ -246,6 +250,7 @@ def export_dataset(
         mask_mode: ``"all"`` trains every agent turn, ``"final"`` only the last one.
         unroll: one sample per agent turn, loss on that turn only.
         max_tool_output_chars: cap each tool message and append a truncation marker.
+        progress: rows built, then rows written, on stderr (and a summary); False silences it.
 
     Raises:
         TypeError: an unknown keyword (the valid ones are listed).
@@ -260,10 +265,14 @@ def export_dataset(
     >>> export_dataset([{"prompt": "hi", "final_text": "hello"}], path)["rows_out"]
     1
     """
-    out, report = _build(rows, system_prompt=system_prompt, tools=tools, format=format,
-                         mask_mode=mask_mode, unroll=unroll,
-                         max_tool_output_chars=max_tool_output_chars)
-    write_jsonl(output, out)
+    with Progress("export", enabled=progress) as line:
+        line.stage("building")
+        out, report = _build(rows, system_prompt=system_prompt, tools=tools, format=format,
+                             mask_mode=mask_mode, unroll=unroll,
+                             max_tool_output_chars=max_tool_output_chars, line=line)
+        line.stage("writing")
+        write_jsonl(output, line.counted(out))
+        line.finish(len(out))
     report["output"] = str(output)
     return report
 

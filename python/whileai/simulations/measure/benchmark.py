@@ -132,6 +132,7 @@ def run_benchmark(
         except ImportError:
             report["notes"].append("decontamination is not available in this build")
         else:
-            _, decon = decontaminate(as_rows(eval_set), against=[decontaminate_against])
+            _, decon = decontaminate(as_rows(eval_set), against=[decontaminate_against],
+                                     progress=False)
             report["decontamination"] = decon
     return report

@@ -103,7 +103,7 @@ def _status_section(rows: list[dict[str, Any]]) -> str:
 def _scan_section(rows: list[dict[str, Any]], endorsed: list[str] | None, seed: int) -> str:
     from whileai.simulations.clean.hack_scan import hack_scan
 
-    report = hack_scan(rows, endorsed, seed=seed)
+    report = hack_scan(rows, endorsed, seed=seed, progress=False)
     feats = report["features"][:12]
     tau = report["tau"]
     chart = bars([(f["name"], f["rho"], None, None) for f in feats],

@@ -100,11 +100,13 @@ def publish_gate(
     strict_hacks: bool = False,
     band: tuple[float, float] = DEFAULT_BAND,
     near_duplicates: float = 0.9,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Check rows before they are published; stamp ``calibration`` on them in place.
 
     Returns the gate report: ``ok``, ``mode``, counts, ``signal``, ``hack_scan`` (RL),
-    ``near_duplicates``, ``length`` and ``warnings``.
+    ``near_duplicates``, ``length`` and ``warnings``. ``progress`` shows the hack scan's
+    progress on stderr (False silences it).
 
     Raises:
         PublishGateError: RL-shaped rows are ungraded or no ask is mixed (nothing to learn), or
@@ -159,7 +161,7 @@ def publish_gate(
             warnings.append(f"{out_of_band} asks lie outside the pass-rate band [{lo}, {hi}]")
         from whileai.simulations.clean.hack_scan import hack_scan
 
-        scan = hack_scan(stamped, endorsed=endorsed)
+        scan = hack_scan(stamped, endorsed=endorsed, progress=progress)
         report["hack_scan"] = {k: scan[k] for k in ("regime", "top_feature", "tau", "warnings")}
         if scan["regime"] == "reward_hack":
             if strict_hacks:

@@ -163,7 +163,7 @@ def select_for_rl(
     if endorsed is not None:
         from whileai.simulations.clean.hack_scan import hack_scan
 
-        scan = hack_scan(kept, endorsed=endorsed)
+        scan = hack_scan(kept, endorsed=endorsed, progress=False)
         warnings.extend(scan["warnings"] if scan["regime"] != "train" else scan["warnings"][:1])
     n_eval = _eval_sourced(kept)
     warnings.extend(_eval_warning(n_eval))

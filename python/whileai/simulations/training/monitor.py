@@ -243,7 +243,8 @@ class HackMonitor:
         if not rows:
             return
         report = hack_scan(rows, self.endorsed, reward="proxy", alpha=self.alpha,
-                           n_perm=self.n_perm, seed=self.seed, min_obs=self.min_obs)
+                           n_perm=self.n_perm, seed=self.seed, min_obs=self.min_obs,
+                           progress=False)
         check["regime"] = report["regime"]
         check["top_feature"] = report["top_feature"]
         check["top_rho"] = report["top_rho"]
