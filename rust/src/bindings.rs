@@ -380,6 +380,8 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
     m.add_class::<NgramIndex>()?;
     m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
+    m.add_function(wrap_pyfunction!(hack_text_features, m)?)?;
+    m.add_function(wrap_pyfunction!(columns_to_rows, m)?)?;
     Ok(())
 }
 
@@ -846,4 +848,76 @@ fn select_diverse(
         ));
     }
     Ok(py.detach(|| crate::select::select_diverse(&copied, dim, k, seed, noise_value, &anchors)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// hack_scan's features (docs/kernels.md, "Hack-scan text features").
+
+/// The bytes of each text: its UTF-8 view when it has one, else (lone surrogates) the bytes of
+/// `text.encode("utf-8", "surrogatepass")`, so every code point is read as Python reads it.
+fn wtf8_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    texts
+        .iter()
+        .map(|t| match t.to_str() {
+            Ok(s) => Ok(Cow::Borrowed(s.as_bytes())),
+            Err(_) => {
+                let raw = t.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                Ok(Cow::Owned(raw.cast::<PyBytes>()?.as_bytes().to_vec()))
+            }
+        })
+        .collect()
+}
+
+/// A kernel's term bytes as a Python `str` (decoded with `surrogatepass` when not UTF-8).
+fn term_str<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(PyString::new(py, s).into_any()),
+        Err(_) => PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogatepass")),
+    }
+}
+
+/// hack_scan's text features: `(counts, vocab, ptr, rows)` (see `_native.pyi`).
+#[pyfunction]
+fn hack_text_features<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    final_chars: &Bound<'py, PyAny>,
+    top: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let texts = checked_texts(texts)?;
+    let final_chars = int_buffer(final_chars)?;
+    require_int(top, "top")?;
+    let top: i64 = top.extract()?;
+    let views = wtf8_texts(&texts)?;
+    let got = py.detach(|| crate::hack_text::hack_text_features(&views, &final_chars, top))?;
+    let vocab = PyList::empty(py);
+    for term in &got.vocab {
+        vocab.append(term_str(py, term)?)?;
+    }
+    Ok((
+        new_array(py, "q", &got.counts)?,
+        vocab,
+        new_array(py, "q", &got.ptr)?,
+        new_array(py, "q", &got.rows)?,
+    ))
+}
+
+/// A column-major sparse matrix transposed to rows: `(indptr, indices, values)`.
+#[pyfunction]
+fn columns_to_rows<'py>(
+    py: Python<'py>,
+    ptr: &Bound<'py, PyAny>,
+    rows: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    n_rows: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let (ptr, rows, values) = (int_buffer(ptr)?, int_buffer(rows)?, float_buffer(values)?);
+    let n_rows = named_count_arg(n_rows, "n_rows")?;
+    let (indptr, indices, out) =
+        py.detach(|| crate::hack_text::columns_to_rows(&ptr, &rows, &values, n_rows))?;
+    Ok((
+        new_array(py, "q", &indptr)?,
+        new_array(py, "q", &indices)?,
+        new_array(py, "d", &out)?,
+    ))
 }
