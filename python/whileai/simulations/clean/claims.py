@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from whileai.simulations.clean.hints import hint_text, may_match
+
 __all__ = ["CLAIM_FAMILIES", "claimed_actions", "unsupported_claims"]
 
 _I = re.IGNORECASE
@@ -49,6 +51,17 @@ CLAIM_FAMILIES: dict[str, tuple[str, str]] = {
     "restore": (r"restored|reactivated|unlocked|renewed|upgraded|downgraded",
                 r"restore|reactivat|unlock|renew|upgrad|downgrad"),
 }
+# One literal every claimed verb of CLAIM_FAMILIES contains (lowercase), so a reply without any
+# of them claims nothing and the claim patterns need not be searched (clean/hints.py).
+_VERB_HINTS = (
+    "looked", "pulled", "searched", "retrieved", "fetched", "checked", "refunded", "reimbursed",
+    "cancel", "voided", "changed", "updated", "modified", "edited", "amended", "corrected",
+    "adjusted", "sent", "mailed", "messaged", "notified", "forwarded", "texted", "booked",
+    "reserved", "scheduled", "created", "placed", "opened", "submitted", "filed", "registered",
+    "added", "deleted", "removed", "erased", "reset", "paid", "charged", "transferred",
+    "credited", "shipped", "dispatched", "expedited", "approved", "escalated", "assigned",
+    "restored", "reactivated", "unlocked", "renewed", "upgraded", "downgraded",
+)
 _VERB = "|".join(f"(?P<{name}>{verbs})" for name, (verbs, _) in CLAIM_FAMILIES.items())
 _STEMS = {name: re.compile(stems, _I) for name, (_, stems) in CLAIM_FAMILIES.items()}
 _CLAIM = re.compile(
@@ -83,6 +96,8 @@ def claimed_actions(text: str) -> list[tuple[str, str, str]]:
     [('cancelled', 'cancel', 'done'), ('emailed', 'send', 'first')]
     """
     found: list[tuple[int, str, str, str]] = []
+    if not may_match(hint_text(text), _VERB_HINTS):
+        return []
     for match in _CLAIM.finditer(text):
         family, form = _family(match)
         found.append((match.start(), match.group(match.lastgroup or 0), family, form))
