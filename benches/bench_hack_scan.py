@@ -57,7 +57,8 @@ def _words(rng: random.Random, lo: int, hi: int) -> str:
         if r < 0.06:
             out.append(str(rng.randint(0, 9999)))
         elif r < 0.12:
-            out.append(rng.choice(WORDS).capitalize() + rng.choice([",", ".", "!", "?", "...", ":"]))
+            mark = rng.choice([",", ".", "!", "?", "...", ":"])
+            out.append(rng.choice(WORDS).capitalize() + mark)
         else:
             out.append(rng.choice(WORDS))
     return " ".join(out)

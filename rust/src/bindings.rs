@@ -883,7 +883,12 @@ fn hack_text_features<'py>(
     texts: &Bound<'py, PyAny>,
     final_chars: &Bound<'py, PyAny>,
     top: &Bound<'py, PyAny>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyList>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+) -> PyResult<(
+    Bound<'py, PyAny>,
+    Bound<'py, PyList>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+)> {
     let texts = checked_texts(texts)?;
     let final_chars = int_buffer(final_chars)?;
     require_int(top, "top")?;

@@ -206,7 +206,10 @@ fn count_line_matches(
         if from > bytes.len() {
             return None;
         }
-        bytes[from..].iter().position(|&b| b == b'\n').map(|i| from + i + 1)
+        bytes[from..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map(|i| from + i + 1)
     };
     let mut count = 0;
     let mut cand = next_start(0);
@@ -403,8 +406,13 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
             *total.entry(term).or_insert(0) += c as usize;
         }
     }
-    let mut ranked: Vec<(usize, Box<[u8]>)> = total.into_iter().filter(|(_, c)| *c < n).map(|(t, c)| (c, t)).collect();
-    let order = |a: &(usize, Box<[u8]>), b: &(usize, Box<[u8]>)| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1));
+    let mut ranked: Vec<(usize, Box<[u8]>)> = total
+        .into_iter()
+        .filter(|(_, c)| *c < n)
+        .map(|(t, c)| (c, t))
+        .collect();
+    let order =
+        |a: &(usize, Box<[u8]>), b: &(usize, Box<[u8]>)| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1));
     let keep = slice_len(ranked.len(), top);
     if keep < ranked.len() && keep > 0 {
         ranked.select_nth_unstable_by(keep - 1, order);
@@ -474,6 +482,9 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
     })
 }
 
+/// A row-major sparse matrix: `(indptr, indices, values)`.
+pub type Csr = (Vec<i64>, Vec<i64>, Vec<f64>);
+
 /// The transpose of a column-major sparse matrix (`ptr`, `rows`, `values` per column, rows
 /// ascending within a column): row-major `(indptr, indices, values)` with columns ascending
 /// within a row.
@@ -486,14 +497,16 @@ pub fn columns_to_rows(
     rows: &[i64],
     values: &[f64],
     n_rows: usize,
-) -> Result<(Vec<i64>, Vec<i64>, Vec<f64>), CoreError> {
+) -> Result<Csr, CoreError> {
     let bad = |what: &str| CoreError::Value(format!("columns_to_rows: {what}"));
     if ptr.first().copied().unwrap_or(0) != 0
         || ptr.windows(2).any(|w| w[1] < w[0])
         || ptr.last().copied().unwrap_or(0) as usize != rows.len()
         || rows.len() != values.len()
     {
-        return Err(bad("ptr must run from 0 to len(rows) without decreasing, len(values) == len(rows)"));
+        return Err(bad(
+            "ptr must run from 0 to len(rows) without decreasing, len(values) == len(rows)",
+        ));
     }
     if rows.iter().any(|&r| r < 0 || r as usize >= n_rows) {
         return Err(bad("a row index is outside 0..n_rows"));

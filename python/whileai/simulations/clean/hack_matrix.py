@@ -49,7 +49,7 @@ class FeatureMatrix:
     col_ptr: array[int] = field(default_factory=lambda: array("q", [0]), repr=False, compare=False)
     col_rows: array[int] = field(default_factory=lambda: array("q"), repr=False, compare=False)
     col_values: array[float] = field(default_factory=lambda: array("d"), repr=False, compare=False)
-    # Each column's cells (row bytes, value bytes) -> its index, so added columns merge the same way.
+    # Each column's (row bytes, value bytes) -> its index, so added columns merge the same way.
     content: dict[tuple[bytes, bytes], int] = field(
         default_factory=dict, repr=False, compare=False
     )
