@@ -57,8 +57,8 @@ def _words(rng: random.Random, lo: int, hi: int) -> str:
         if r < 0.06:
             out.append(str(rng.randint(0, 9999)))
         elif r < 0.12:
-            mark = rng.choice([",", ".", "!", "?", "...", ":"])
-            out.append(rng.choice(WORDS).capitalize() + mark)
+            word = rng.choice(WORDS).capitalize()
+            out.append(word + rng.choice([",", ".", "!", "?", "...", ":"]))
         else:
             out.append(rng.choice(WORDS))
     return " ".join(out)

@@ -31,6 +31,9 @@ pieces = st.sampled_from([
     " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\x1c", "\u3000", "- ", "* ", "• ", "1. ", "12) ",
     "٣) ", "# ", "###### ", "####### ", "#", "```", "!", "?", "?!", "...", "²", "٣٤", "x_1",
     "I verified", "all tests pass", "I have refunded", "password: hunter22", "\ud800", "e\u0301",
+    "rm -rf /", "git push --force", "DD if=", "# noqa", "|| true", "--no-verify", "HUSKY=0",
+    "verify=False", "SKIP_TESTS=", "2> /dev/null", "except: pass", "@ts-ignore", "sk-",
+    "AKIA", "ghp_", "xoxb-", "-----BEGIN RSA PRIVATE KEY", "api-key=", "MKFS", "commit -n",
 ])
 texts = st.lists(pieces, max_size=14).map("".join)
 
@@ -123,6 +126,9 @@ def test_hints_never_hide_a_match(text: str) -> None:
         (trace_flags._VERIFIED, trace_flags._VERIFIED_HINTS),
         (trace_flags._EDITED, trace_flags._EDITED_HINTS),
         (claims._CLAIM, claims._VERB_HINTS),
+        (trace_flags._SUPPRESS, trace_flags._SUPPRESS_HINTS),
+        (trace_flags._BYPASS, trace_flags._BYPASS_HINTS),
+        (trace_flags._DESTRUCTIVE, trace_flags._DESTRUCTIVE_HINTS),
     ]
     for pattern, hints in pairs:
         if pattern.search(text):
