@@ -11,6 +11,7 @@ name if any, else the longest (most specific), then the alphabetically first.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from array import array
 from collections.abc import Callable, Mapping, Sequence
@@ -49,8 +50,9 @@ class FeatureMatrix:
     col_ptr: array[int] = field(default_factory=lambda: array("q", [0]), repr=False, compare=False)
     col_rows: array[int] = field(default_factory=lambda: array("q"), repr=False, compare=False)
     col_values: array[float] = field(default_factory=lambda: array("d"), repr=False, compare=False)
-    # Each column's (row bytes, value bytes) -> its index, so added columns merge the same way.
-    content: dict[tuple[bytes, bytes], int] = field(
+    # Each column's content digest -> the indices of the columns with it, so added columns merge
+    # the same way (a digest only narrows the search: equality is checked on the cells).
+    content: dict[bytes, list[int]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -64,8 +66,22 @@ class FeatureMatrix:
         return self.col_rows[self.col_ptr[j] : self.col_ptr[j + 1]]
 
 
-def _key(rows: array[int], values: array[float]) -> tuple[bytes, bytes]:
-    return rows.tobytes(), values.tobytes()
+def _key(rows: array[int], values: array[float]) -> bytes:
+    """A digest of a column's cells, read in place (no copy of the cells)."""
+    h = hashlib.blake2b(rows, digest_size=16)
+    h.update(values)
+    return h.digest()
+
+
+def _find(
+    content: Mapping[bytes, list[int]], key: bytes, rows: array[int], values: array[float],
+    cells: Callable[[int], tuple[array[int], array[float]]],
+) -> int | None:
+    """The index of the column with exactly these cells, if any."""
+    for j in content.get(key, ()):
+        if cells(j) == (rows, values):
+            return j
+    return None
 
 
 def matrix_from_columns(
@@ -77,23 +93,30 @@ def matrix_from_columns(
     endorsed: Callable[[str], bool] = lambda name: False,
 ) -> FeatureMatrix:
     """Return the merged matrix of ``{name: (rows, values)}`` columns (non-zero cells only)."""
-    by_content: dict[tuple[bytes, bytes], list[str]] = {}
+    # Columns with equal cells, by digest and then by the cells themselves (in name order).
+    by_digest: dict[bytes, list[list[str]]] = {}
     for name in sorted(columns):
-        by_content.setdefault(_key(*columns[name]), []).append(name)
-    merged = []
-    for names in by_content.values():
+        rows, values = columns[name]
+        same = by_digest.setdefault(_key(rows, values), [])
+        for names in same:
+            if columns[names[0]] == (rows, values):
+                names.append(name)
+                break
+        else:
+            same.append([name])
+    merged = [names for groups_ in by_digest.values() for names in groups_]
+    for names in merged:
         names.sort(key=lambda n: (not endorsed(n), -len(n), n))
-        merged.append(names)
     merged.sort(key=lambda names: names[0])
     col_ptr, col_rows, col_values = array("q", [0]), array("q"), array("d")
-    for names in merged:
+    content: dict[bytes, list[int]] = {}
+    for j, names in enumerate(merged):
         rows, values = columns[names[0]]
+        content.setdefault(_key(rows, values), []).append(j)
         col_rows.extend(rows)
         col_values.extend(values)
         col_ptr.append(len(col_rows))
     indptr, indices, values = _backend.columns_to_rows(col_ptr, col_rows, col_values, len(groups))
-    col_of = {names[0]: j for j, names in enumerate(merged)}
-    content = {key: col_of[names[0]] for key, names in by_content.items()}
     return FeatureMatrix(
         names=tuple(n[0] for n in merged),
         tiers=tuple(tiers.get(n[0], "auto") for n in merged),
@@ -143,7 +166,7 @@ def add_columns(
     ``build_matrix`` of the extended rows up to the order of the columns.
     """
     groups_of: list[list[str]] = [[n, *a] for n, a in zip(m.names, m.aliases, strict=True)]
-    content = dict(m.content)
+    content = {key: list(js) for key, js in m.content.items()}
     col_ptr, col_rows, col_values = array("q", m.col_ptr), array("q", m.col_rows), array(
         "d", m.col_values
     )
@@ -151,9 +174,15 @@ def add_columns(
         rows = array("q", columns[name])
         ones = array("d", [1.0]) * len(rows)
         key = _key(rows, ones)
-        j = content.get(key)
+
+        def cells(j: int) -> tuple[array[int], array[float]]:
+            lo, hi = col_ptr[j], col_ptr[j + 1]
+            return col_rows[lo:hi], col_values[lo:hi]
+
+        j = _find(content, key, rows, ones, cells)
         if j is None:
-            j = content[key] = len(groups_of)
+            j = len(groups_of)
+            content.setdefault(key, []).append(j)
             groups_of.append([])
             col_rows.extend(rows)
             col_values.extend(ones)
