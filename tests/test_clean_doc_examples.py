@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "whileai._pure.hack_text",
     "whileai._pure.ngram",
     "whileai._pure.normalize",
     "whileai._pure.scan",
@@ -15,7 +16,7 @@ MODULES = [
     *(f"whileai.simulations.clean.{name}" for name in (
         "decontam", "decontam_index", "decontam_stream", "leakage", "hack_features",
         "hack_matrix", "hack_pools", "hack_scan", "hack_report", "style", "trace_flags",
-        "grounding", "leak", "markers",
+        "grounding", "leak", "markers", "hack_columns", "hints", "claims",
     )),
     *(f"whileai.simulations.select.{name}" for name in ("hygiene", "optimize", "pairs", "gate")),
     "whileai.simulations.measure.holdout",

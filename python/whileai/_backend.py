@@ -40,6 +40,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
     "ngram": ("NgramIndex",),
     "scan": ("within_group_scan",),
+    "hack_features": ("hack_text_features", "columns_to_rows"),
     "select": ("select_diverse",),
 }
 
@@ -105,6 +106,11 @@ NgramIndex: type[_pure.NgramIndex] = _pick("NgramIndex")
 # within_group_scan(indptr, indices, values, n_features, groups, reward, n_perm, seed)
 #   -> (rho per feature, max |rho| per permutation, varying rows per feature)
 within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_scan")
+# hack_text_features(lowered agent texts, final reply lengths, top) -> (counts, vocab, ptr, rows)
+# and columns_to_rows(ptr, rows, values, n_rows) -> (indptr, indices, values): hack_scan's
+# features (docs/kernels.md, "Hack-scan text features").
+hack_text_features: Callable[..., tuple[Any, list[str], Any, Any]] = _pick("hack_text_features")
+columns_to_rows: Callable[..., tuple[Any, Any, Any]] = _pick("columns_to_rows")
 # Resampling (docs/kernels.md, "Resampling"): flat float buffers in, array('d') out.
 bootstrap_means: Callable[[Any, int, int], Any] = _pick("bootstrap_means")
 bootstrap_mean_diff: Callable[[Any, Any, int, int], Any] = _pick("bootstrap_mean_diff")

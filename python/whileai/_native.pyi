@@ -16,8 +16,10 @@ __all__ = [
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
+    "columns_to_rows",
     "embed",
     "embed_counts",
+    "hack_text_features",
     "hash64",
     "select_diverse",
     "sign_flip_means",
@@ -88,3 +90,9 @@ class NgramIndex:
     def from_bytes(cls, data: bytes | bytearray | memoryview) -> NgramIndex: ...
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, data: bytes | bytearray | memoryview) -> None: ...
+def hack_text_features(
+    texts: Iterable[str], final_chars: Sequence[int], top: int
+) -> tuple[array[int], list[str], array[int], array[int]]: ...
+def columns_to_rows(
+    ptr: Sequence[int], rows: Sequence[int], values: Sequence[float], n_rows: int
+) -> tuple[array[int], array[int], array[float]]: ...

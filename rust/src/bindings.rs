@@ -380,6 +380,8 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
     m.add_class::<NgramIndex>()?;
     m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
+    m.add_function(wrap_pyfunction!(hack_text_features, m)?)?;
+    m.add_function(wrap_pyfunction!(columns_to_rows, m)?)?;
     Ok(())
 }
 
@@ -394,6 +396,9 @@ fn float_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
             .getattr("array")?
             .call1(("d", obj))?
     };
+    if let Some(values) = copied_in_place::<f64>(&array)? {
+        return Ok(values);
+    }
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
     Ok(raw
@@ -483,7 +488,8 @@ fn small_q_array(obj: &Bound<'_, PyAny>) -> PyResult<Option<(usize, usize)>> {
 
 /// `array.array("q", obj)`'s values: the pure backend's int sequences, copied out.
 fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    // An array('q') already holds the bytes: copy them once instead of rebuilding the array.
+    // An array('q') already holds the values: copy them once, in place, instead of rebuilding
+    // the array or going through `tobytes()` (which would be a second full copy).
     let array = if is_array_of(obj, "q")? {
         obj.clone()
     } else {
@@ -492,12 +498,30 @@ fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
             .getattr("array")?
             .call1(("q", obj))?
     };
+    if let Some(values) = copied_in_place::<i64>(&array)? {
+        return Ok(values);
+    }
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
     Ok(raw
         .chunks_exact(8)
         .map(|c| i64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
         .collect())
+}
+
+/// The values of an exact, aligned `array.array` of `T` (`q` or `d`), copied straight from its
+/// buffer; `None` when it is not aligned.
+fn copied_in_place<T: Copy>(array: &Bound<'_, PyAny>) -> PyResult<Option<Vec<T>>> {
+    let Some((address, len)) = aligned_buffer::<T>(array)? else {
+        return Ok(None);
+    };
+    if len == 0 {
+        return Ok(Some(Vec::new()));
+    }
+    // SAFETY: `address` holds `len` aligned `T` of a live array; the GIL is held and no Python
+    // code runs until the copy is done, so nothing can resize or free the array meanwhile.
+    let values = unsafe { std::slice::from_raw_parts(address as *const T, len) };
+    Ok(Some(values.to_vec()))
 }
 
 /// The within-group correlation scan: `(rho, floor, support)` as `array('d')`, `array('d')`,
@@ -846,4 +870,136 @@ fn select_diverse(
         ));
     }
     Ok(py.detach(|| crate::select::select_diverse(&copied, dim, k, seed, noise_value, &anchors)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// hack_scan's features (docs/kernels.md, "Hack-scan text features").
+
+/// The bytes of each text: its UTF-8 view when it has one, else (lone surrogates) the bytes of
+/// `text.encode("utf-8", "surrogatepass")`, so every code point is read as Python reads it.
+fn wtf8_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    texts
+        .iter()
+        .map(|t| match t.to_str() {
+            Ok(s) => Ok(Cow::Borrowed(s.as_bytes())),
+            Err(_) => {
+                let raw = t.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                Ok(Cow::Owned(raw.cast::<PyBytes>()?.as_bytes().to_vec()))
+            }
+        })
+        .collect()
+}
+
+/// A kernel's term bytes as a Python `str` (decoded with `surrogatepass` when not UTF-8).
+fn term_str<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(PyString::new(py, s).into_any()),
+        Err(_) => PyBytes::new(py, bytes).call_method1("decode", ("utf-8", "surrogatepass")),
+    }
+}
+
+/// `(counts, vocab, ptr, rows)` as Python objects.
+type TextFeaturesOut<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyList>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+);
+
+/// An `array.array(typecode)` of `values`, filled in place (no intermediate `bytes`).
+fn filled_array<'py, T: Copy>(
+    py: Python<'py>,
+    typecode: &str,
+    values: &[T],
+) -> PyResult<Bound<'py, PyAny>> {
+    let zero = if typecode == "d" {
+        0f64.into_pyobject(py)?.into_any()
+    } else {
+        0i64.into_pyobject(py)?.into_any()
+    };
+    if let Some((array, address)) = array_for_kernel::<T>(py, typecode, zero, values.len())? {
+        if !values.is_empty() {
+            // SAFETY: a fresh, aligned buffer of `values.len()` T that only this function holds.
+            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut T, values.len()) };
+            out.copy_from_slice(values);
+        }
+        return Ok(array);
+    }
+    new_array(py, typecode, values)
+}
+
+/// hack_scan's text features: `(counts, vocab, ptr, rows)` (see `_native.pyi`).
+#[pyfunction]
+fn hack_text_features<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    final_chars: &Bound<'py, PyAny>,
+    top: &Bound<'py, PyAny>,
+) -> PyResult<TextFeaturesOut<'py>> {
+    let texts = checked_texts(texts)?;
+    let final_chars = int_buffer(final_chars)?;
+    require_int(top, "top")?;
+    let top: i64 = top.extract()?;
+    let views = wtf8_texts(&texts)?;
+    let got = py.detach(|| crate::hack_text::hack_text_features(&views, &final_chars, top))?;
+    let vocab = PyList::empty(py);
+    for term in &got.vocab {
+        vocab.append(term_str(py, term)?)?;
+    }
+    Ok((
+        filled_array(py, "q", &got.counts)?,
+        vocab,
+        filled_array(py, "q", &got.ptr)?,
+        filled_array(py, "q", &got.rows)?,
+    ))
+}
+
+/// A column-major sparse matrix transposed to rows: `(indptr, indices, values)`.
+#[pyfunction]
+fn columns_to_rows<'py>(
+    py: Python<'py>,
+    ptr: &Bound<'py, PyAny>,
+    rows: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    n_rows: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let in_place = |obj: &Bound<'py, PyAny>, code: &str| -> PyResult<Option<(usize, usize)>> {
+        if !is_array_of(obj, code)? {
+            return Ok(None);
+        }
+        aligned_buffer::<i64>(obj)
+    };
+    let views = (
+        in_place(ptr, "q")?,
+        in_place(rows, "q")?,
+        in_place(values, "d")?,
+    );
+    let (indptr, indices, out) = if let (Some(p), Some(r), Some(v)) = views {
+        let n_rows = named_count_arg(n_rows, "n_rows")?;
+        // SAFETY: each (address, len) is the aligned buffer of a live array; the GIL is held
+        // and no Python code runs until the transpose returns, so none can be resized or freed.
+        // The transpose is one pass over the cells: holding the GIL costs less than a copy.
+        let slice_q = |(a, n): (usize, usize)| -> &[i64] {
+            if n == 0 {
+                &[]
+            } else {
+                unsafe { std::slice::from_raw_parts(a as *const i64, n) }
+            }
+        };
+        let vals: &[f64] = if v.1 == 0 {
+            &[]
+        } else {
+            unsafe { std::slice::from_raw_parts(v.0 as *const f64, v.1) }
+        };
+        crate::hack_text::columns_to_rows(slice_q(p), slice_q(r), vals, n_rows)?
+    } else {
+        let (ptr, rows, values) = (int_buffer(ptr)?, int_buffer(rows)?, float_buffer(values)?);
+        let n_rows = named_count_arg(n_rows, "n_rows")?;
+        py.detach(|| crate::hack_text::columns_to_rows(&ptr, &rows, &values, n_rows))?
+    };
+    Ok((
+        filled_array(py, "q", &indptr)?,
+        filled_array(py, "q", &indices)?,
+        filled_array(py, "d", &out)?,
+    ))
 }

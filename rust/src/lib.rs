@@ -3,9 +3,11 @@
 pub mod bootstrap;
 pub mod embed;
 pub mod error;
+pub mod hack_text;
 pub mod hash;
 pub mod ngram;
 pub mod normalize;
+pub mod pychars;
 pub mod rng;
 pub mod scan;
 pub mod select;

@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from whileai.simulations.clean.hints import hint_text
+
 __all__ = ["CLAIM_FAMILIES", "claimed_actions", "unsupported_claims"]
 
 _I = re.IGNORECASE
@@ -49,6 +51,30 @@ CLAIM_FAMILIES: dict[str, tuple[str, str]] = {
     "restore": (r"restored|reactivated|unlocked|renewed|upgraded|downgraded",
                 r"restore|reactivat|unlock|renew|upgrad|downgrad"),
 }
+# How every claimed verb of CLAIM_FAMILIES starts (lowercase), and the words a claim puts right
+# before it (after "I", "we", "'ve", "have", ..., "been", "is", "are"). A lowercased reply in
+# which no such word is followed by whitespace and such a start claims nothing, so the claim
+# patterns need not be searched (clean/hints.py): a plain search, several times cheaper.
+_VERB_STARTS = (
+    "looked", "pulled", "searched", "retrieved", "fetched", "checked", "refunded", "reimbursed",
+    "cancel", "voided", "changed", "updated", "modified", "edited", "amended", "corrected",
+    "adjusted", "sent", "emailed", "e-mailed", "messaged", "notified", "forwarded", "texted",
+    "booked", "reserved", "scheduled", "rescheduled", "created", "placed", "opened", "submitted",
+    "filed", "registered", "added", "deleted", "removed", "erased", "reset", "paid", "charged",
+    "transferred", "credited", "shipped", "dispatched", "expedited", "approved", "escalated",
+    "assigned", "restored", "reactivated", "unlocked", "renewed", "upgraded", "downgraded",
+)
+_CLAIM_HINT = re.compile(
+    r"(?:i|we|'ve|have|just|already|also|now|successfully|been|is|are)\s+(?:"
+    + "|".join(re.escape(v) for v in _VERB_STARTS) + ")"
+)
+
+
+def _may_claim(text: str) -> bool:
+    """False only when ``text`` cannot hold a claim (see ``_CLAIM_HINT``)."""
+    low = hint_text(text)
+    return low is None or _CLAIM_HINT.search(low) is not None
+
 _VERB = "|".join(f"(?P<{name}>{verbs})" for name, (verbs, _) in CLAIM_FAMILIES.items())
 _STEMS = {name: re.compile(stems, _I) for name, (_, stems) in CLAIM_FAMILIES.items()}
 _CLAIM = re.compile(
@@ -83,6 +109,8 @@ def claimed_actions(text: str) -> list[tuple[str, str, str]]:
     [('cancelled', 'cancel', 'done'), ('emailed', 'send', 'first')]
     """
     found: list[tuple[int, str, str, str]] = []
+    if not _may_claim(text):
+        return []
     for match in _CLAIM.finditer(text):
         family, form = _family(match)
         found.append((match.start(), match.group(match.lastgroup or 0), family, form))

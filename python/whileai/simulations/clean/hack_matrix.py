@@ -11,6 +11,7 @@ name if any, else the longest (most specific), then the alphabetically first.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from array import array
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ __all__ = [
     "add_columns",
     "build_matrix",
     "conjunctions",
+    "matrix_from_columns",
     "run_scan",
 ]
 
@@ -44,8 +46,13 @@ class FeatureMatrix:
     values: array[float]
     groups: array[int]
     reward: array[float]
-    # Each column's cells ``((row, value), ...)`` -> its index, so added columns merge the same way.
-    content: dict[tuple[tuple[int, float], ...], int] = field(
+    # The same cells column by column: column j's rows are ``col_rows[col_ptr[j]:col_ptr[j+1]]``.
+    col_ptr: array[int] = field(default_factory=lambda: array("q", [0]), repr=False, compare=False)
+    col_rows: array[int] = field(default_factory=lambda: array("q"), repr=False, compare=False)
+    col_values: array[float] = field(default_factory=lambda: array("d"), repr=False, compare=False)
+    # Each column's content digest -> the indices of the columns with it, so added columns merge
+    # the same way (a digest only narrows the search: equality is checked on the cells).
+    content: dict[bytes, list[int]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -53,6 +60,77 @@ class FeatureMatrix:
     def n_features(self) -> int:
         """Number of (merged) feature columns."""
         return len(self.names)
+
+    def rows_of(self, j: int) -> array[int]:
+        """The rows (ascending) where column ``j`` is non-zero."""
+        return self.col_rows[self.col_ptr[j] : self.col_ptr[j + 1]]
+
+
+def _key(rows: array[int], values: array[float]) -> bytes:
+    """A digest of a column's cells, read in place (no copy of the cells)."""
+    h = hashlib.blake2b(rows, digest_size=16)
+    h.update(values)
+    return h.digest()
+
+
+def _find(
+    content: Mapping[bytes, list[int]], key: bytes, rows: array[int], values: array[float],
+    cells: Callable[[int], tuple[array[int], array[float]]],
+) -> int | None:
+    """The index of the column with exactly these cells, if any."""
+    for j in content.get(key, ()):
+        if cells(j) == (rows, values):
+            return j
+    return None
+
+
+def matrix_from_columns(
+    columns: Mapping[str, tuple[array[int], array[float]]],
+    groups: Sequence[int],
+    reward: Sequence[float],
+    *,
+    tiers: Mapping[str, str],
+    endorsed: Callable[[str], bool] = lambda name: False,
+) -> FeatureMatrix:
+    """Return the merged matrix of ``{name: (rows, values)}`` columns (non-zero cells only)."""
+    # Columns with equal cells, by digest and then by the cells themselves (in name order).
+    by_digest: dict[bytes, list[list[str]]] = {}
+    for name in sorted(columns):
+        rows, values = columns[name]
+        same = by_digest.setdefault(_key(rows, values), [])
+        for names in same:
+            if columns[names[0]] == (rows, values):
+                names.append(name)
+                break
+        else:
+            same.append([name])
+    merged = [names for groups_ in by_digest.values() for names in groups_]
+    for names in merged:
+        names.sort(key=lambda n: (not endorsed(n), -len(n), n))
+    merged.sort(key=lambda names: names[0])
+    col_ptr, col_rows, col_values = array("q", [0]), array("q"), array("d")
+    content: dict[bytes, list[int]] = {}
+    for j, names in enumerate(merged):
+        rows, values = columns[names[0]]
+        content.setdefault(_key(rows, values), []).append(j)
+        col_rows.extend(rows)
+        col_values.extend(values)
+        col_ptr.append(len(col_rows))
+    indptr, indices, values = _backend.columns_to_rows(col_ptr, col_rows, col_values, len(groups))
+    return FeatureMatrix(
+        names=tuple(n[0] for n in merged),
+        tiers=tuple(tiers.get(n[0], "auto") for n in merged),
+        aliases=tuple(tuple(n[1:]) for n in merged),
+        indptr=indptr,
+        indices=indices,
+        values=values,
+        groups=array("q", groups),
+        reward=array("d", reward),
+        col_ptr=col_ptr,
+        col_rows=col_rows,
+        col_values=col_values,
+        content=content,
+    )
 
 
 def build_matrix(
@@ -64,48 +142,14 @@ def build_matrix(
     endorsed: Callable[[str], bool] = lambda name: False,
 ) -> FeatureMatrix:
     """Return the merged CSR matrix of per-row ``{name: value}`` features."""
-    columns: dict[str, list[tuple[int, float]]] = {}
+    columns: dict[str, tuple[array[int], array[float]]] = {}
     for i, row in enumerate(feats):
         for name, value in row.items():
             if value != 0.0:
-                columns.setdefault(name, []).append((i, value))
-    by_content: dict[tuple[tuple[int, float], ...], list[str]] = {}
-    for name in sorted(columns):
-        by_content.setdefault(tuple(columns[name]), []).append(name)
-    merged = []
-    for names in by_content.values():
-        names.sort(key=lambda n: (not endorsed(n), -len(n), n))
-        merged.append(names)
-    merged.sort(key=lambda names: names[0])
-    col_of = {names[0]: j for j, names in enumerate(merged)}
-    per_row: list[list[tuple[int, float]]] = [[] for _ in feats]
-    for names in merged:
-        j = col_of[names[0]]
-        for i, value in columns[names[0]]:
-            per_row[i].append((j, value))
-    # Columns were appended in ascending j (merged is sorted and j is its position), so each
-    # row's cells are already in column order.
-    indptr, indices, values = array("q", [0]), array("q"), array("d")
-    for cells in per_row:
-        if cells:
-            js, vs = zip(*cells, strict=True)
-            indices.extend(js)
-            values.extend(vs)
-        indptr.append(len(indices))
-    content = {}
-    for key, names in by_content.items():
-        content[key] = col_of[names[0]]
-    return FeatureMatrix(
-        names=tuple(n[0] for n in merged),
-        tiers=tuple(tiers.get(n[0], "auto") for n in merged),
-        aliases=tuple(tuple(n[1:]) for n in merged),
-        indptr=indptr,
-        indices=indices,
-        values=values,
-        groups=array("q", groups),
-        reward=array("d", reward),
-        content=content,
-    )
+                rows, values = columns.setdefault(name, (array("q"), array("d")))
+                rows.append(i)
+                values.append(value)
+    return matrix_from_columns(columns, groups, reward, tiers=tiers, endorsed=endorsed)
 
 
 def add_columns(
@@ -122,36 +166,35 @@ def add_columns(
     ``build_matrix`` of the extended rows up to the order of the columns.
     """
     groups_of: list[list[str]] = [[n, *a] for n, a in zip(m.names, m.aliases, strict=True)]
-    content = dict(m.content)
-    new_cols: list[list[int]] = []
-    n_old = len(groups_of)
+    content = {key: list(js) for key, js in m.content.items()}
+    col_ptr, col_rows, col_values = array("q", m.col_ptr), array("q", m.col_rows), array(
+        "d", m.col_values
+    )
     for name in sorted(columns):
-        rows = list(columns[name])
-        key = tuple((i, 1.0) for i in rows)
-        j = content.get(key)
+        rows = array("q", columns[name])
+        ones = array("d", [1.0]) * len(rows)
+        key = _key(rows, ones)
+
+        def cells(j: int) -> tuple[array[int], array[float]]:
+            lo, hi = col_ptr[j], col_ptr[j + 1]
+            return col_rows[lo:hi], col_values[lo:hi]
+
+        j = _find(content, key, rows, ones, cells)
         if j is None:
-            j = content[key] = len(groups_of)
+            j = len(groups_of)
+            content.setdefault(key, []).append(j)
             groups_of.append([])
-            new_cols.append(rows)
+            col_rows.extend(rows)
+            col_values.extend(ones)
+            col_ptr.append(len(col_rows))
         groups_of[j].append(name)
     for names in groups_of:
         names.sort(key=lambda n: (not endorsed(n), -len(n), n))
     indptr, indices, values = m.indptr, m.indices, m.values
-    if new_cols:
-        extra: list[list[int]] = [[] for _ in range(len(indptr) - 1)]
-        for k, rows in enumerate(new_cols):
-            for i in rows:
-                extra[i].append(n_old + k)
-        indptr, indices, values = array("q", [0]), array("q"), array("d")
-        old_ptr, old_idx, old_val = m.indptr, m.indices, m.values
-        for i, more in enumerate(extra):
-            lo, hi = old_ptr[i], old_ptr[i + 1]
-            indices.extend(old_idx[lo:hi])
-            values.extend(old_val[lo:hi])
-            if more:
-                indices.extend(more)
-                values.extend([1.0] * len(more))
-            indptr.append(len(indices))
+    if len(col_ptr) != len(m.col_ptr):
+        indptr, indices, values = _backend.columns_to_rows(
+            col_ptr, col_rows, col_values, len(m.indptr) - 1
+        )
     return FeatureMatrix(
         names=tuple(n[0] for n in groups_of),
         tiers=tuple(tiers.get(n[0], "auto") for n in groups_of),
@@ -161,6 +204,9 @@ def add_columns(
         values=values,
         groups=m.groups,
         reward=m.reward,
+        col_ptr=col_ptr,
+        col_rows=col_rows,
+        col_values=col_values,
         content=content,
     )
 
@@ -180,7 +226,7 @@ def run_scan(
 
 
 def conjunctions(
-    feats: Sequence[Mapping[str, float]],
+    rows_of: Callable[[str], Sequence[int]],
     groups: Sequence[int],
     reward: Sequence[float],
     rho: Mapping[str, float],
@@ -190,6 +236,8 @@ def conjunctions(
     alpha: float = 0.05,
 ) -> dict[str, list[int]]:
     """Return ``{"A & B": rows}`` for pairs of strong binary features whose AND beats both.
+
+    ``rows_of(name)`` gives the rows (ascending) where the binary feature ``name`` is 1.
 
     Candidates are the ``top`` binary features by |rho| (ties by name, which is column order
     in ``build_matrix``). A pair is kept when its |rho| exceeds both parents' and it *splits*
@@ -204,18 +252,19 @@ def conjunctions(
     """
     live = [n for n in binary if abs(rho.get(n, 0.0)) > 0.0]
     strong = sorted(live, key=lambda n: (-abs(rho[n]), n))[:top]
-    rows_of = {n: [i for i, f in enumerate(feats) if f.get(n)] for n in strong}
+    members = {n: list(rows_of(n)) for n in strong}
+    n_rows = len(groups)
     pairs: dict[str, tuple[str, str, list[int]]] = {}
     for a_pos, a in enumerate(strong):
         for b in strong[a_pos + 1 :]:
-            both = sorted(set(rows_of[a]) & set(rows_of[b]))
-            if both and both != rows_of[a] and both != rows_of[b]:
+            both = sorted(set(members[a]) & set(members[b]))
+            if both and both != members[a] and both != members[b]:
                 pairs[f"{a} & {b}"] = (a, b, both)
     if not pairs:
         return {}
     names = sorted(pairs)
     indptr, indices, values = array("q", [0]), array("q"), array("d")
-    cells: list[list[int]] = [[] for _ in feats]
+    cells: list[list[int]] = [[] for _ in range(n_rows)]
     for j, name in enumerate(names):
         for i in pairs[name][2]:
             cells[i].append(j)
@@ -235,7 +284,7 @@ def conjunctions(
             continue
         inside = set(both)
         sign = 1.0 if got[j] > 0 else -1.0
-        if all(_splits(rows_of[p], inside, centred, sign, z) for p in (a, b)):
+        if all(_splits(members[p], inside, centred, sign, z) for p in (a, b)):
             kept[name] = both
     return kept
 

@@ -28,17 +28,13 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from whileai.simulations.clean.hack_features import (
-    AUTO_TOP,
-    auto_features,
-    hand_features,
-    trajectory_key,
-)
+from whileai.simulations.clean.hack_columns import feature_columns
+from whileai.simulations.clean.hack_features import AUTO_TOP, trajectory_key
 from whileai.simulations.clean.hack_matrix import (
     CONJ_TOP,
     add_columns,
-    build_matrix,
     conjunctions,
+    matrix_from_columns,
     run_scan,
 )
 from whileai.simulations.progress import Progress
@@ -246,17 +242,13 @@ def _rank(
     line: Progress,
 ) -> None:
     line.stage("features", len(used))
-    feats = [hand_features(r, features, kinds) for r in line.counted(used)]
-    if auto:
-        line.stage("auto features")
-        for row_feats, extra in zip(feats, auto_features(used, top), strict=True):
-            row_feats.update(extra)
-    names = {n for f in feats for n in f}
-    # A name is binary unless some row holds a value other than 0 or 1 (one pass over the rows).
-    binary = names - {n for f in feats for n, v in f.items() if v not in (0.0, 1.0)}
-    tiers = {n: _tier(n) for n in names}
+    columns = feature_columns(line.counted(used), features, kinds, auto=auto, top=top)
+    # A name is binary when every non-zero value it holds is 1.
+    binary = {n for n, (_, values) in columns.items() if values.count(1.0) == len(values)}
+    tiers = {n: _tier(n) for n in columns}
     line.stage("matrix")
-    first = build_matrix(feats, groups, rewards, tiers=tiers, endorsed=is_endorsed)
+    first = matrix_from_columns(columns, groups, rewards, tiers=tiers, endorsed=is_endorsed)
+    del columns
     # The floor repeats the conjunction search under every shuffle (its candidates are the
     # binary columns, chosen without looking at reward), in the same call as the ranking.
     candidates = [j for j, n in enumerate(first.names) if n in binary]
@@ -266,8 +258,10 @@ def _rank(
     rho_by = {n: rho[j] for j, n in enumerate(first.names)}
     strong_binary = {first.names[j] for j in candidates}
     line.stage("conjunctions")
+    col_of = {n: j for j, n in enumerate(first.names)}
     conj = conjunctions(
-        feats, groups, rewards, rho_by, strong_binary, top=CONJ_TOP, alpha=report["alpha"]
+        lambda name: first.rows_of(col_of[name]), groups, rewards, rho_by, strong_binary,
+        top=CONJ_TOP, alpha=report["alpha"],
     )
     tiers.update(dict.fromkeys(conj, "conjunction"))
     m = first

@@ -1,0 +1,116 @@
+"""hack_scan's text features and the column-to-row transpose: the reference kernels.
+
+``hack_text_features(texts, final_chars, top)`` reads each row's agent text (already
+lowercased with ``str.lower()``) whose last ``final_chars`` code points are the final reply,
+and returns ``(counts, vocab, ptr, rows)``:
+
+- ``counts``: ``array('q')``, seven counts per row in ``COUNTS`` order (words of the final
+  reply by ``str.split()``, ``!``, ``?``, bullet lines, heading lines, code fences, digits by
+  ``str.isdigit``);
+- ``vocab``: the auto tier's kept terms, ranked by how many rows contain them (ties by code
+  point order), terms every row contains dropped, cut as ``ranked[:top]`` (``top=0``: none);
+- ``ptr``, ``rows``: ``array('q')``, the rows holding ``vocab[j]`` are
+  ``rows[ptr[j]:ptr[j + 1]]``, ascending.
+
+A term is a maximal run of ``\\w`` or of ``[^\\w\\s]`` (``re`` semantics), or two adjacent ones
+joined by a space. ``columns_to_rows(ptr, rows, values, n_rows)`` transposes a column-major
+sparse matrix to ``(indptr, indices, values)``, columns ascending within each row.
+
+>>> counts, vocab, ptr, rows = hack_text_features(["### done!", "ok"], [9, 2], 10)
+>>> list(counts[:7]), vocab[:2]
+([2, 1, 0, 0, 1, 0, 0], ['!', '###'])
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+
+from whileai._pure.tokenize import check_texts
+
+__all__ = ["COUNTS", "columns_to_rows", "hack_text_features"]
+
+COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
+          "digits")
+_TERM = re.compile(r"\w+|[^\w\s]+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+
+
+def _terms(text: str) -> set[str]:
+    tokens = _TERM.findall(text)
+    terms = set(tokens)
+    terms.update(f"{a} {b}" for a, b in pairwise(tokens))
+    return terms
+
+
+def hack_text_features(
+    texts: Iterable[str], final_chars: Sequence[int], top: int
+) -> tuple[array[int], list[str], array[int], array[int]]:
+    """Return ``(counts, vocab, ptr, rows)`` of the lowercased agent texts (module docs)."""
+    items = check_texts(texts)
+    finals = array("q", final_chars)
+    if isinstance(top, bool) or not isinstance(top, int):
+        raise TypeError(f"top must be an int, got {type(top).__name__}")
+    if len(finals) != len(items):
+        raise ValueError(f"final_chars has {len(finals)} items but texts has {len(items)}")
+    for c in finals:
+        if c < 0:
+            raise ValueError(f"final_chars must be >= 0, got {c}")
+    counts = array("q")
+    for text, chars in zip(items, finals, strict=True):
+        final = text[max(0, len(text) - chars):] if chars else ""
+        counts.extend((
+            len(final.split()), text.count("!"), text.count("?"), len(_BULLET.findall(text)),
+            len(_HEADING.findall(text)), text.count("```"), sum(map(str.isdigit, text)),
+        ))
+    if top == 0:
+        return counts, [], array("q", [0]), array("q")
+    per_row = [_terms(text) for text in items]
+    df: Counter[str] = Counter()
+    for terms in per_row:
+        df.update(terms)
+    ranked = sorted((t for t, c in df.items() if c < len(items)), key=lambda t: (-df[t], t))
+    vocab = ranked[:top]
+    col = {t: j for j, t in enumerate(vocab)}
+    cols: list[list[int]] = [[] for _ in vocab]
+    for i, terms in enumerate(per_row):
+        for t in terms & col.keys():
+            cols[col[t]].append(i)
+    ptr, rows = array("q", [0]), array("q")
+    for members in cols:
+        rows.extend(members)
+        ptr.append(len(rows))
+    return counts, vocab, ptr, rows
+
+
+def columns_to_rows(
+    ptr: Sequence[int], rows: Sequence[int], values: Sequence[float], n_rows: int
+) -> tuple[array[int], array[int], array[float]]:
+    """Transpose a column-major sparse matrix to row-major ``(indptr, indices, values)``."""
+    ptr_a, rows_a, values_a = array("q", ptr), array("q", rows), array("d", values)
+    if isinstance(n_rows, bool) or not isinstance(n_rows, int):
+        raise TypeError(f"n_rows must be an int, got {type(n_rows).__name__}")
+    if n_rows < 0:
+        raise ValueError(f"n_rows must be at least 0, got {n_rows}")
+    bounds_ok = (ptr_a[0] if ptr_a else 0) == 0 and (ptr_a[-1] if ptr_a else 0) == len(rows_a)
+    if (not bounds_ok or any(b < a for a, b in pairwise(ptr_a))
+            or len(rows_a) != len(values_a)):
+        raise ValueError("columns_to_rows: ptr must run from 0 to len(rows) without decreasing, "
+                         "len(values) == len(rows)")
+    if any(r < 0 or r >= n_rows for r in rows_a):
+        raise ValueError("columns_to_rows: a row index is outside 0..n_rows")
+    cells: list[list[tuple[int, float]]] = [[] for _ in range(n_rows)]
+    for j in range(max(0, len(ptr_a) - 1)):
+        for c in range(ptr_a[j], ptr_a[j + 1]):
+            cells[rows_a[c]].append((j, values_a[c]))
+    indptr, indices, out = array("q", [0]), array("q"), array("d")
+    for row in cells:
+        for j, v in row:
+            indices.append(j)
+            out.append(v)
+        indptr.append(len(indices))
+    return indptr, indices, out

@@ -1,0 +1,162 @@
+"""hack_scan's text features: native == pure, and both == the per-row definition of today."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from whileai.simulations.clean import claims, trace_flags
+from whileai.simulations.clean.hack_columns import feature_columns
+from whileai.simulations.clean.hack_features import auto_features, hand_features
+from whileai.simulations.clean.hack_matrix import build_matrix, matrix_from_columns
+from whileai.simulations.clean.hints import hint_text, may_match
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(
+    deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+# What the features read: words of several scripts, the four code points re.IGNORECASE equates
+# with ASCII letters, every kind of whitespace, bullets, headings, fences, Unicode digits and
+# punctuation runs, and a lone surrogate.
+pieces = st.sampled_from([
+    "order", "Done", "Σίσυφος", "ΣΑΣ", "注文", "café", "İstanbul", "ı", "ſ", "\u212a", "ß", "ǅ",
+    " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\x1c", "\u3000", "- ", "* ", "• ", "1. ", "12) ",
+    "٣) ", "# ", "###### ", "####### ", "#", "```", "!", "?", "?!", "...", "²", "٣٤", "x_1",
+    "I verified", "all tests pass", "I have refunded", "password: hunter22", "\ud800", "e\u0301",
+    "rm -rf /", "git push --force", "DD if=", "# noqa", "|| true", "--no-verify", "HUSKY=0",
+    "verify=False", "SKIP_TESTS=", "2> /dev/null", "except: pass", "@ts-ignore", "sk-",
+    "AKIA", "ghp_", "xoxb-", "-----BEGIN RSA PRIVATE KEY", "api-key=", "MKFS", "commit -n",
+    "We've e-mailed", "we ", "I just ", "has already been ", "is now successfully ", "are ",
+    "rescheduled", "Emailed", "cancelled", "looked it up", "checked on", "I'VE ", "\u2003",
+])
+texts = st.lists(pieces, max_size=14).map("".join)
+
+
+def _call(backend: ModuleType, items: list[str], finals: list[int], top: int) -> Any:
+    counts, vocab, ptr, rows = backend.hack_text_features(items, finals, top)
+    return list(counts), list(vocab), list(ptr), list(rows)
+
+
+@SETTINGS
+@given(items=st.lists(texts, max_size=8), data=st.data(),
+       top=st.integers(min_value=-4, max_value=40))
+def test_native_equals_pure(
+    both_backends: tuple[ModuleType, ModuleType], items: list[str], data: Any, top: int
+) -> None:
+    native, pure = both_backends
+    finals = [data.draw(st.integers(min_value=0, max_value=len(t) + 2)) for t in items]
+    assert _call(native, items, finals, top) == _call(pure, items, finals, top)
+
+
+def test_counts_and_ranking(backend: ModuleType) -> None:
+    items = ["### done!\n- a\n- b ```x```", "done. ok", "ok ²"]
+    counts, vocab, ptr, rows = backend.hack_text_features(items, [len(items[0]), 4, 4], 3)
+    assert list(counts[:7]) == [7, 1, 0, 2, 1, 2, 0]
+    assert list(counts[14:]) == [2, 0, 0, 0, 0, 0, 1]
+    # "done" and "ok" are in two rows each (ties alphabetical); "." and others in one
+    assert vocab == ["done", "ok", "!"]
+    assert [list(rows[ptr[j]:ptr[j + 1]]) for j in range(3)] == [[0, 1], [1, 2], [0]]
+    assert backend.hack_text_features(items, [0, 0, 0], 0)[1] == []
+
+
+def test_bad_input_same_errors(backend: ModuleType) -> None:
+    with pytest.raises(ValueError, match="final_chars has 1 items but texts has 2"):
+        backend.hack_text_features(["a", "b"], [1], 5)
+    with pytest.raises(TypeError, match=r"texts\[1\] must be str"):
+        backend.hack_text_features(["a", 3], [1, 1], 5)
+    with pytest.raises(TypeError, match="top must be an int"):
+        backend.hack_text_features(["a"], [1], 1.5)
+    with pytest.raises(ValueError, match="a row index is outside"):
+        backend.columns_to_rows([0, 1], [5], [1.0], 2)
+
+
+def test_columns_to_rows(backend: ModuleType) -> None:
+    indptr, indices, values = backend.columns_to_rows([0, 2, 3, 3], [0, 2, 2], [1.0, 2.5, 3.0], 4)
+    assert (list(indptr), list(indices), list(values)) == (
+        [0, 1, 1, 3, 3], [0, 0, 1], [1.0, 2.5, 3.0]
+    )
+
+
+rows_st = st.lists(st.fixed_dictionaries({
+    "final_text": st.one_of(texts, st.none()),
+    "steps": st.lists(st.one_of(
+        st.fixed_dictionaries(
+            {"role": st.just("assistant"), "content": st.one_of(texts, st.none())}
+        ),
+        st.fixed_dictionaries({"role": st.just("user"), "content": texts}),
+        st.fixed_dictionaries({"tool": st.sampled_from(["lookup_order", "run_shell"]),
+                               "arguments": st.just({"cmd": "pytest"}), "result": st.just({})}),
+    ), max_size=4),
+    "markers": st.dictionaries(st.sampled_from(["a", "b"]), st.floats(allow_nan=True)),
+}), min_size=1, max_size=7)
+
+
+@SETTINGS
+@given(rows=rows_st, top=st.integers(min_value=-3, max_value=30))
+def test_columns_equal_the_per_row_features(rows: list[dict[str, Any]], top: int) -> None:
+    feats = [hand_features(r) for r in rows]
+    for f, extra in zip(feats, auto_features(rows, top), strict=True):
+        f.update(extra)
+    want: dict[str, list[tuple[int, float]]] = {}
+    for i, f in enumerate(feats):
+        for name, value in f.items():
+            want.setdefault(name, []).append((i, value))
+    got = feature_columns(rows, top=top)
+    assert {n: list(zip(r, v, strict=True)) for n, (r, v) in got.items()} == want
+    groups, reward = list(range(len(rows))), [0.0] * len(rows)
+    a = build_matrix(feats, groups, reward, tiers={})
+    b = matrix_from_columns(got, groups, reward, tiers={})
+    assert (a.names, a.aliases, list(a.indptr), list(a.indices), list(a.values)) == (
+        b.names, b.aliases, list(b.indptr), list(b.indices), list(b.values)
+    )
+
+
+@SETTINGS
+@given(text=texts)
+def test_hints_never_hide_a_match(text: str) -> None:
+    low = hint_text(text)
+    pairs = [
+        (trace_flags._TESTS_PASS, trace_flags._TESTS_HINTS),
+        (trace_flags._VERIFIED, trace_flags._VERIFIED_HINTS),
+        (trace_flags._EDITED, trace_flags._EDITED_HINTS),
+        (trace_flags._SUPPRESS, trace_flags._SUPPRESS_HINTS),
+        (trace_flags._BYPASS, trace_flags._BYPASS_HINTS),
+        (trace_flags._DESTRUCTIVE, trace_flags._DESTRUCTIVE_HINTS),
+    ]
+    for pattern, hints in pairs:
+        if pattern.search(text):
+            assert may_match(low, hints), (pattern.pattern[:40], text)
+    if claims._CLAIM.search(text):
+        assert claims._may_claim(text), text
+    if trace_flags._SECRET.search(text):
+        assert trace_flags._secret(text) is not None
+
+
+def test_hints_see_through_case_folding() -> None:
+    assert claims.claimed_actions("I REFUNDED it") == [("REFUNDED", "refund", "first")]
+    # U+212A KELVIN SIGN matches "k" under re.IGNORECASE but str.lower() keeps it
+    assert trace_flags._secret("api_\u212aey = abcdefgh") is not None
+    assert claims.claimed_actions("the weather is nice") == []
+
+
+def test_character_tables_match_this_python() -> None:
+    """rust/src/pychars.rs is what tools/gen_pychars.py makes from this Python's str methods."""
+    gen = ROOT / "tools" / "gen_pychars.py"
+    if not gen.exists():
+        pytest.skip("tools/ is not shipped here")
+    done = subprocess.run([sys.executable, str(gen), "--check"], check=False)
+    assert done.returncode == 0, "run `python tools/gen_pychars.py` and rebuild"
+
+
+def test_backend_switch_serves_both_functions() -> None:
+    backend = importlib.import_module("whileai._backend")
+    assert "hack_text_features" in backend.kernel_names()
+    assert "columns_to_rows" in backend.kernel_names()
