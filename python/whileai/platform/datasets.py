@@ -19,13 +19,15 @@ import secrets
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
 from whileai.platform.jsonl import check_block, parse_chunks, split_complete
 from whileai.platform.refs import dataset_path, resolve_dataset
-from whileai.simulations.progress import Progress
+
+if TYPE_CHECKING:  # imported where used: whileai.simulations imports this package first
+    from whileai.simulations.progress import Progress
 
 __all__ = [
     "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
@@ -138,6 +140,8 @@ def push_rows(
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
                               progress=progress)
+    from whileai.simulations.progress import Progress
+
     with Progress("push", len(rows), enabled=progress) as line:
         entry = _send(conn, _encode(rows, line), name=name, purpose=purpose, mode=mode,
                       agent=agent, description=description, parent=parent, linked=linked)
@@ -207,6 +211,8 @@ def push_file(
         rows = list(read_jsonl(source))
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
                          base_url=base_url, progress=progress)
+    from whileai.simulations.progress import Progress
+
     conn = connect(api_key, base_url=base_url)
     if source.suffix == ".gz":
         rows = list(read_jsonl(source))
@@ -265,6 +271,8 @@ def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
     """
     conn, manifest = _manifest(dataset_id, api_key, base_url)
     total = sum(int(part.get("bytes") or 0) for part in manifest["parts"])
+    from whileai.simulations.progress import Progress
+
     with Progress("pull", total, enabled=progress, unit="bytes") as line:
         return _download(conn, manifest, dataset_id, path, line)
 
