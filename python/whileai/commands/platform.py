@@ -1,4 +1,4 @@
-"""Platform commands: login, status, logout, datasets, pull, purge, signup.
+"""Platform commands: login, status, logout, keys, datasets, pull, purge, signup.
 
 They talk to a whileai server (``whileai serve``) through ``whileai.platform``; each command
 prints with a ``format_*`` function so the output is testable without a terminal.
@@ -11,7 +11,7 @@ from typing import Any
 
 from whileai.commands.manners import add_quiet
 
-__all__ = ["format_datasets", "format_purge", "format_status", "register"]
+__all__ = ["format_datasets", "format_keys", "format_purge", "format_status", "register"]
 
 
 def register(sub: Any) -> None:
@@ -28,12 +28,30 @@ def register(sub: Any) -> None:
     logout = sub.add_parser("logout", help="forget the saved API key",
                             epilog="example:\n  whileai logout")
     logout.set_defaults(func=run_logout)
+    keys = sub.add_parser("keys", help="the account's API keys: list them, revoke one",
+                          epilog="examples:\n  whileai keys list\n  whileai keys create --name ci\n"
+                                 "  whileai keys revoke key_1a2b3c4d5e6f7a8b")
+    key_actions = keys.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    key_list = key_actions.add_parser("list", help="ids, names, dates; * marks the key in use",
+                                      epilog="example:\n  whileai keys list")
+    key_list.set_defaults(func=run_keys)
+    key_new = key_actions.add_parser(
+        "create", help="mint another key for your account (to rotate keys); printed once",
+        epilog="example:\n  whileai keys create --name laptop")
+    key_new.add_argument("--name", default="default", help="a label for the key")
+    key_new.set_defaults(func=run_create_key)
+    revoke = key_actions.add_parser(
+        "revoke", help="refuse a key from now on (the account's other keys keep working)",
+        epilog="example:\n  whileai keys revoke key_1a2b3c4d5e6f7a8b")
+    revoke.add_argument("key_id", metavar="KEY_ID", help="the key's id (key_..., see keys list)")
+    revoke.set_defaults(func=run_revoke)
     listing = sub.add_parser("datasets", help="list your datasets, newest first",
                              epilog="example:\n  whileai datasets")
     listing.set_defaults(func=run_datasets)
     pull = sub.add_parser("pull", help="download a dataset as JSONL",
-                          epilog="example:\n  whileai pull ds_1a2b3c -o train.jsonl")
-    pull.add_argument("dataset_id", metavar="ID", help="the dataset id (ds_...)")
+                          epilog="examples:\n  whileai pull ds_1a2b3c -o train.jsonl\n"
+                                 "  whileai pull airline-v3   # by name: the newest of that name")
+    pull.add_argument("dataset_id", metavar="ID", help="the dataset's id (ds_...) or its name")
     pull.add_argument("-o", "--output", default=None, help="file to write (default: ID.jsonl)")
     add_quiet(pull)
     pull.set_defaults(func=run_pull)
@@ -81,6 +99,26 @@ def format_datasets(listing: dict[str, Any]) -> str:
     lines.extend(f"{d['datasetId']:<28} {d['rows']:>9,} {d['purpose']:<8} "
                  f"{'yes' if d['public'] else 'no':<6} {d['name']}" for d in listing["datasets"])
     lines.append(f"{len(listing['datasets'])} datasets, {listing['storageBytes']:,} bytes stored")
+    return "\n".join(lines)
+
+
+def format_keys(listing: dict[str, Any]) -> str:
+    """One line per key (``*`` marks the one in use), then how many still work.
+
+    >>> print(format_keys({"keys": [{"keyId": "key_1", "name": "ci", "createdAt": 0.0,
+    ...     "revokedAt": None, "current": True}], "count": 1, "active": 1}))
+    * key_1  created 1970-01-01 00:00  active   ci
+    1 key(s), 1 active
+    """
+    import time
+
+    def day(epoch: float) -> str:
+        return time.strftime("%Y-%m-%d %H:%M", time.gmtime(epoch))
+
+    lines = [f"{'*' if k['current'] else ' '} {k['keyId']}  created {day(k['createdAt'])}  "
+             f"{'active ' if k['revokedAt'] is None else 'revoked'}  {k['name']}"
+             for k in listing["keys"]]
+    lines.append(f"{listing['count']} key(s), {listing['active']} active")
     return "\n".join(lines)
 
 
@@ -136,6 +174,36 @@ def run_logout(_args: argparse.Namespace) -> int:
     return 0
 
 
+def run_keys(_args: argparse.Namespace) -> int:
+    """List the account's keys."""
+    from whileai.platform.account import list_keys
+
+    print(format_keys(list_keys()))
+    return 0
+
+
+def run_create_key(args: argparse.Namespace) -> int:
+    """Mint a key for the account: the key on stdout (once), its id on stderr."""
+    import sys
+
+    from whileai.platform.account import create_key
+
+    made = create_key(args.name)
+    print(f"minted {made['keyId']} ({args.name}) for account {made['account']}; it is shown "
+          "only once:", file=sys.stderr)
+    print(made["key"])
+    return 0
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    """Revoke one key of the account."""
+    from whileai.platform.account import revoke_key
+
+    entry = revoke_key(args.key_id)
+    print(f"revoked {entry['keyId']} ({entry['name']}); the server refuses it from now on")
+    return 0
+
+
 def run_datasets(_args: argparse.Namespace) -> int:
     """List the account's datasets."""
     from whileai.platform.datasets import datasets
@@ -148,8 +216,8 @@ def run_pull(args: argparse.Namespace) -> int:
     """Write a dataset to a JSONL file."""
     from whileai.platform.datasets import pull
 
-    path = pull(args.dataset_id, args.output or f"{args.dataset_id}.jsonl",
-                progress=not args.quiet)
+    default = args.dataset_id.replace("/", "_").replace("\\", "_") + ".jsonl"
+    path = pull(args.dataset_id, args.output or default, progress=not args.quiet)
     print(f"wrote {path}")
     return 0
 

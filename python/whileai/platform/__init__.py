@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from whileai.platform.account import (
     account,
+    create_key,
     issue_delegated_credential,
+    list_keys,
     refresh_delegated_credential,
+    revoke_key,
     signup,
 )
 from whileai.platform.agents import agents, purge_agent, register_agent
@@ -53,6 +56,7 @@ __all__ = [
     "account",
     "agents",
     "catalog",
+    "create_key",
     "cut",
     "cuts",
     "datasets",
@@ -61,6 +65,7 @@ __all__ = [
     "format_cuts",
     "import_hf",
     "issue_delegated_credential",
+    "list_keys",
     "list_traces",
     "preview",
     "profile",
@@ -71,6 +76,7 @@ __all__ = [
     "push_rows",
     "refresh_delegated_credential",
     "register_agent",
+    "revoke_key",
     "send_score",
     "signup",
     "unpublish",

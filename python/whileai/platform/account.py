@@ -1,12 +1,17 @@
-"""The account: tier, limits and usage; delegated credentials; sign-up; checking a key."""
+"""The account: tier, limits and usage; its API keys and revoking one; delegated credentials;
+sign-up; checking a key."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from whileai.platform.http import Connection, call, connect, json_of
 
-__all__ = ["account", "issue_delegated_credential", "refresh_delegated_credential", "signup"]
+__all__ = [
+    "account", "create_key", "issue_delegated_credential", "list_keys",
+    "refresh_delegated_credential", "revoke_key", "signup",
+]
 
 
 def account(api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
@@ -17,6 +22,53 @@ def account(api_key: str | None = None, *, base_url: str | None = None) -> dict[
     """
     out: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "GET",
                                        "/v1/account"))
+    return out
+
+
+def list_keys(api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
+    """The account's API keys, oldest first: ``keyId``, ``name``, ``createdAt``, ``revokedAt``.
+
+    Only ids are listed, never a key; ``current`` marks the key this call used.
+
+    >>> [k["keyId"] for k in list_keys()["keys"] if k["current"]]  # doctest: +SKIP
+    ['key_...']
+    """
+    out: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "GET", "/v1/keys"))
+    return out
+
+
+def create_key(name: str = "default", api_key: str | None = None, *,
+               base_url: str | None = None) -> dict[str, Any]:
+    """Mint another API key for your own account, to rotate keys; the key is shown once.
+
+    Returns ``key``, ``keyId`` (the handle to revoke it by), ``accountId`` and ``account``.
+    A delegated credential may not mint keys (``KeyRefusedError``).
+
+    >>> new = create_key("ci")  # doctest: +SKIP
+    >>> revoke_key(old_key_id, api_key=new["key"])  # doctest: +SKIP
+    """
+    out: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "POST", "/v1/keys",
+                                       json={"name": name}, retry=False))
+    return out
+
+
+def revoke_key(key_id: str, api_key: str | None = None, *,
+               base_url: str | None = None) -> dict[str, Any]:
+    """Revoke one API key of the account (by its ``key_...`` id); returns its entry.
+
+    From the next request on the server refuses that key (``KeyRefusedError``, HTTP 401) and
+    every delegated credential issued with it; the account's other keys keep working.
+    Revoking a key twice is no error.
+
+    Raises:
+        NotFoundError: the account has no key ``key_id``.
+
+    >>> revoke_key("key_1a2b3c4d5e6f7a8b")["revokedAt"]  # doctest: +SKIP
+    1764620000.0
+    """
+    out: dict[str, Any] = json_of(call(connect(api_key, base_url=base_url), "POST",
+                                       f"/v1/keys/{quote(key_id, safe='')}/revoke",
+                                       retry=False))
     return out
 
 

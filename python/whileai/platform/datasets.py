@@ -3,6 +3,11 @@
 Rows travel as row-schema v1 JSONL. A push streams its body (never the whole set in memory)
 and the server makes the dataset visible only once every byte is stored. ``pull`` reads every
 part the manifest lists and checks each part's SHA-256.
+
+Every call that takes a dataset (``pull``, ``preview``, ``profile``, ``publish``,
+``unpublish``, ``update_dataset``, ``delete_dataset``, ``parent=``) accepts its ``ds_...`` id or
+its name; a name is looked up on the account and the newest set of that name wins
+(``platform/refs.py``). An unknown id or name raises ``NotFoundError`` naming it.
 """
 
 from __future__ import annotations
@@ -12,21 +17,25 @@ import json
 import os
 import secrets
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from whileai.errors import RowError
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
-from whileai.simulations.progress import Progress
+from whileai.platform.jsonl import check_block, parse_chunks, split_complete
+from whileai.platform.refs import dataset_path, resolve_dataset
+
+if TYPE_CHECKING:  # imported where used: whileai.simulations imports this package first
+    from whileai.simulations.progress import Progress
 
 __all__ = [
     "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
     "publish", "pull", "push_file", "push_rows", "unpublish", "update_dataset",
 ]
 
-CHUNK = 1 << 20
+CHUNK = 4 << 20  # upload chunks: fewer, larger sends on a fast link
+READ_CHUNK = 1 << 20  # download reads (urllib3 gathers a large read from many small ones)
 
 
 def _encode(rows: Sequence[dict[str, Any]],
@@ -69,6 +78,10 @@ def _encode(rows: Sequence[dict[str, Any]],
 def _send(conn: Connection, body: Callable[[], Any], *, name: str, purpose: str | None,
           mode: str | None, agent: str | None, description: str | None, parent: str | None,
           linked: str | None = None) -> dict[str, Any]:
+    if parent is not None:
+        parent = resolve_dataset(conn, parent)
+    if linked is not None:
+        linked = resolve_dataset(conn, linked)
     params = {"name": name, "purpose": purpose or "train", "mode": mode, "agent": agent,
               "description": description, "parent": parent, "linked": linked}
     headers = {"Content-Type": "application/x-ndjson"}
@@ -127,6 +140,8 @@ def push_rows(
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
                               progress=progress)
+    from whileai.simulations.progress import Progress
+
     with Progress("push", len(rows), enabled=progress) as line:
         entry = _send(conn, _encode(rows, line), name=name, purpose=purpose, mode=mode,
                       agent=agent, description=description, parent=parent, linked=linked)
@@ -138,10 +153,11 @@ def push_rows(
 
 
 class _FileBody:
-    """A JSONL file as an upload body: its length, then ~1 MB chunks, each line checked.
+    """A JSONL file as an upload body: its length, then ~4 MB chunks of its bytes as they are.
 
-    Every line is parsed as it is read, so a bad line raises ``RowError`` (file:line) in the
-    middle of the upload; the server then drops the partial part and stores nothing.
+    Every line is parsed as it is read (one decode per chunk, ``json.loads`` per line), so a
+    bad line raises ``RowError`` (file:line) in the middle of the upload; the server then
+    drops the partial part and stores nothing.
     """
 
     def __init__(self, path: Path, line: Progress | None = None) -> None:
@@ -155,39 +171,18 @@ class _FileBody:
     def __iter__(self) -> Iterator[bytes]:
         checked = 0
         carry = b""
+        where = str(self.path)
         with open(self.path, "rb") as handle:
             while chunk := handle.read(CHUNK):
-                block = carry + chunk
-                end = block.rfind(b"\n")
-                carry = block[end + 1:] if end >= 0 else block
-                if end >= 0:
-                    lines = block[:end].split(b"\n")
-                    _check_lines(lines, self.path, checked)
-                    checked += len(lines)
+                block, carry = split_complete(carry, chunk)
+                if block or chunk.rfind(b"\n") >= 0:
+                    check_block(block, where, checked)
+                    checked += block.count(b"\n") + 1
                 yield chunk
                 if self.line is not None:
                     self.line.update(handle.tell(), rows=checked)
-        if carry:
-            _check_lines([carry], self.path, checked)
-
-
-def _check_lines(lines: list[bytes], path: Path, before: int) -> None:
-    """Refuse a line that is not one JSON object, naming ``file:line``."""
-    from whileai.simulations.jsondepth import loads_limited
-
-    for offset, line in enumerate(lines, start=before + 1):
-        if not line.strip():
-            continue
-        try:
-            row = loads_limited(line, where=f"{path}:{offset}")
-        except ValueError as exc:
-            if isinstance(exc, RowError):
-                raise
-            raise RowError(f"{path}:{offset}: not valid JSON ({exc}); fix or delete that "
-                           "line, nothing was stored") from None
-        if not isinstance(row, dict):
-            raise RowError(f"{path}:{offset}: expected a JSON object (one row per line), got "
-                           f"{type(row).__name__}; nothing was stored")
+        if carry.strip():
+            check_block(carry, where, checked)
 
 
 def push_file(
@@ -216,6 +211,8 @@ def push_file(
         rows = list(read_jsonl(source))
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
                          base_url=base_url, progress=progress)
+    from whileai.simulations.progress import Progress
+
     conn = connect(api_key, base_url=base_url)
     if source.suffix == ".gz":
         rows = list(read_jsonl(source))
@@ -230,7 +227,8 @@ def push_file(
 def _manifest(dataset_id: str, api_key: str | None,
               base_url: str | None) -> tuple[Connection, dict[str, Any]]:
     conn = connect(api_key, base_url=base_url, need_key=False)
-    manifest: dict[str, Any] = json_of(call(conn, "GET", f"/v1/datasets/{dataset_id}/manifest"))
+    manifest: dict[str, Any] = json_of(call(conn, "GET",
+                                            dataset_path(conn, dataset_id, "/manifest")))
     return conn, manifest
 
 
@@ -240,7 +238,7 @@ def _part_chunks(conn: Connection, part: dict[str, Any], line: Progress) -> Iter
     digest = hashlib.sha256()
     size = 0
     with response:
-        for chunk in response.iter_content(CHUNK):
+        for chunk in response.iter_content(READ_CHUNK):
             digest.update(chunk)
             size += len(chunk)
             line.advance(len(chunk), rows=chunk.count(b"\n"))
@@ -250,53 +248,31 @@ def _part_chunks(conn: Connection, part: dict[str, Any], line: Progress) -> Iter
                             "bytes or a wrong checksum); pull again")
 
 
-def _parse(chunks: Iterable[bytes], where: str) -> Iterator[dict[str, Any]]:
-    from whileai.simulations.jsondepth import loads_limited
-
-    carry = b""
-    line_no = 0
-    for chunk in chunks:
-        block = carry + chunk
-        end = block.rfind(b"\n")
-        if end < 0:
-            carry = block
-            continue
-        carry = block[end + 1:]
-        for line in block[:end].split(b"\n"):
-            line_no += 1
-            if line.strip():
-                yield _row(loads_limited, line, where, line_no)
-    if carry.strip():
-        yield _row(loads_limited, carry, where, line_no + 1)
-
-
-def _row(loads: Callable[..., Any], line: bytes, where: str, line_no: int) -> dict[str, Any]:
-    try:
-        row = loads(line, where=f"{where}:{line_no}")
-    except ValueError as exc:
-        if isinstance(exc, RowError):
-            raise
-        raise RowError(f"{where}:{line_no}: not valid JSON ({exc})") from None
-    if not isinstance(row, dict):
-        raise RowError(f"{where}:{line_no}: not a JSON object")
-    return row
-
-
 def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
          api_key: str | None = None, *, base_url: str | None = None,
          progress: bool = True) -> Any:
     """Download every part of a dataset: to ``path`` (returns the path) or as rows.
 
-    Public catalog datasets need no key. The file is written atomically. ``progress`` shows
-    bytes and rows received, with the rate, on stderr (and a summary); False silences it.
+    Public catalog datasets need no key (they are reached by id). The file is written
+    atomically.
+
+    Args:
+        dataset_id: the dataset's ``ds_...`` id, or its name (the newest set of that name).
+        path: a file to write the JSONL to; ``None`` returns the rows.
+        api_key: the key (else ``WHILEAI_API_KEY`` or the saved login).
+        progress: bytes and rows received, with the rate, on stderr (and a summary);
+            False silences it.
 
     Raises:
-        NotFoundError: no such dataset on this account, and it is not public.
+        NotFoundError: no such dataset on this account, and it is not public (the message
+            names the id or name).
 
     >>> rows = pull("ds_...")  # doctest: +SKIP
     """
     conn, manifest = _manifest(dataset_id, api_key, base_url)
     total = sum(int(part.get("bytes") or 0) for part in manifest["parts"])
+    from whileai.simulations.progress import Progress
+
     with Progress("pull", total, enabled=progress, unit="bytes") as line:
         return _download(conn, manifest, dataset_id, path, line)
 
@@ -307,7 +283,7 @@ def _download(conn: Connection, manifest: dict[str, Any], dataset_id: str,
         rows: list[dict[str, Any]] = []
         for part in manifest["parts"]:
             where = f"{dataset_id} part {part['index']}"
-            rows.extend(_parse(_part_chunks(conn, part, line), where))
+            rows.extend(parse_chunks(_part_chunks(conn, part, line), where))
         return rows
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -329,6 +305,14 @@ def _json(method: str, route: str, api_key: str | None, base_url: str | None = N
     return json_of(call(connect(api_key, base_url=base_url), method, route, **kwargs))
 
 
+def _on_dataset(method: str, ref: str, tail: str, api_key: str | None,
+                base_url: str | None, **kwargs: Any) -> dict[str, Any]:
+    """One call on a dataset named by id or name (the name is looked up first)."""
+    conn = connect(api_key, base_url=base_url)
+    out: dict[str, Any] = json_of(call(conn, method, dataset_path(conn, ref, tail), **kwargs))
+    return out
+
+
 def datasets(api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
     """Your datasets, newest first, plus the storage used (``datasets``, ``storageBytes``).
 
@@ -344,16 +328,13 @@ def update_dataset(dataset_id: str, purpose: str | None = None, mode: str | None
                    api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
     """Change what a dataset is for, its mode, agent or description (only what you pass)."""
     body = {"purpose": purpose, "mode": mode, "agent": agent, "description": description}
-    out: dict[str, Any] = _json("PATCH", f"/v1/datasets/{dataset_id}", api_key, base_url,
-                                json=body)
-    return out
+    return _on_dataset("PATCH", dataset_id, "", api_key, base_url, json=body)
 
 
 def delete_dataset(dataset_id: str, api_key: str | None = None, *,
                    base_url: str | None = None) -> dict[str, Any]:
     """Delete a dataset and its bytes for good."""
-    out: dict[str, Any] = _json("DELETE", f"/v1/datasets/{dataset_id}", api_key, base_url)
-    return out
+    return _on_dataset("DELETE", dataset_id, "", api_key, base_url)
 
 
 def delete_empty_datasets(max_rows: int = 0, dry_run: bool = False, api_key: str | None = None,
@@ -367,8 +348,7 @@ def delete_empty_datasets(max_rows: int = 0, dry_run: bool = False, api_key: str
 def preview(dataset_id: str, api_key: str | None = None, *,
             base_url: str | None = None) -> dict[str, Any]:
     """Three sample rows and the row-contract report of one of your datasets."""
-    out: dict[str, Any] = _json("GET", f"/v1/datasets/{dataset_id}/preview", api_key, base_url)
-    return out
+    return _on_dataset("GET", dataset_id, "/preview", api_key, base_url)
 
 
 def profile(dataset_id: str, force: bool = False, api_key: str | None = None, *,
@@ -377,25 +357,21 @@ def profile(dataset_id: str, force: bool = False, api_key: str | None = None, *,
 
     Cached on the server until the set changes (``cached`` says which); ``force`` recomputes.
     """
-    out: dict[str, Any] = _json("GET", f"/v1/datasets/{dataset_id}/profile", api_key, base_url,
-                                params={"force": force})
-    return out
+    return _on_dataset("GET", dataset_id, "/profile", api_key, base_url,
+                       params={"force": force})
 
 
 def publish(dataset_id: str, agent: str, description: str | None = None,
             api_key: str | None = None, *, base_url: str | None = None) -> dict[str, Any]:
     """Show a dataset in the public catalog under ``agent``; return the card."""
-    out: dict[str, Any] = _json("POST", f"/v1/datasets/{dataset_id}/publish", api_key, base_url,
-                                json={"agent": agent, "description": description})
-    return out
+    return _on_dataset("POST", dataset_id, "/publish", api_key, base_url,
+                       json={"agent": agent, "description": description})
 
 
 def unpublish(dataset_id: str, api_key: str | None = None, *,
               base_url: str | None = None) -> dict[str, Any]:
     """Take a dataset off the public catalog (the data stays)."""
-    out: dict[str, Any] = _json("POST", f"/v1/datasets/{dataset_id}/unpublish", api_key,
-                                base_url)
-    return out
+    return _on_dataset("POST", dataset_id, "/unpublish", api_key, base_url)
 
 
 def catalog(*, base_url: str | None = None) -> dict[str, Any]:

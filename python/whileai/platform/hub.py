@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.simulations.progress import Progress
 
 __all__ = ["import_hf", "map_columns"]
 
@@ -148,6 +147,8 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
         if bars and not progress:
             datasets.enable_progress_bars()
     picked = loaded.select(range(min(max_rows, len(loaded))))
+    from whileai.simulations.progress import Progress
+
     with Progress("import_hf", enabled=progress) as line:
         rows = [map_columns(r) for r in line.counted(picked)]
     if not rows:

@@ -9,17 +9,11 @@ an id that cannot be pulled raises instead of being read as literal text.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from whileai.platform.refs import is_dataset_id
+
 __all__ = ["is_dataset_id", "resolve_ids"]
-
-_ID = re.compile(r"ds_[0-9A-Za-z_-]+")
-
-
-def is_dataset_id(value: object) -> bool:
-    """Whether ``value`` is a platform dataset id (``ds_`` plus letters and digits)."""
-    return isinstance(value, str) and _ID.fullmatch(value) is not None
 
 
 def resolve_ids(source: Any) -> Any:

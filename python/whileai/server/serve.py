@@ -17,8 +17,8 @@ def create_key(config: ServerConfig, account: str, *, admin: bool = False) -> st
     store = open_store(config)
     created, key = mint(store, account, admin=admin)
     store.engine.dispose()
-    print(f"minted a key for account {created.name} ({created.id}); it is shown only once:",
-          file=sys.stderr)
+    print(f"minted key {created.key_id} for account {created.name} ({created.id}); it is shown "
+          "only once:", file=sys.stderr)
     return key
 
 

@@ -27,6 +27,7 @@ import gzip
 import json
 import math
 import os
+import re
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -216,6 +217,9 @@ def check_input_file(path: PathLike, what: str = "file") -> Path:
         raise InputError(f"{target}: is a folder, not a {what}; pass the file inside it")
     if target.exists():
         raise InputError(f"{target}: is not a regular file; pass a {what}")
+    if re.fullmatch(r"ds_[0-9A-Za-z_-]+", str(path)):  # a platform id where a file was expected
+        raise InputError(f"{path}: no such {what}, and this call reads files, not platform "
+                         f"datasets: pull it first (rows = zps.pull({str(path)!r}))")
     raise InputError(f"{target}: no such {what} (working folder {Path.cwd()}); check the path")
 
 

@@ -1,4 +1,5 @@
-"""Accounts and keys: ``/v1/account``, delegated credentials, sign-up, the admin key route."""
+"""Accounts and keys: ``/v1/account``, delegated credentials, sign-up, listing and revoking
+keys, the admin key route."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from whileai.server.routes.models import (
     AccountOut,
     DelegatedIn,
     DelegatedOut,
+    KeyEntry,
     KeyIn,
+    KeyList,
     KeyOut,
+    NewKeyIn,
     RefreshIn,
     SignupIn,
 )
@@ -50,7 +54,8 @@ def refresh(body: RefreshIn, store: StoreDep, caller: CurrentAccount) -> dict[st
 def signup(body: SignupIn, store: StoreDep) -> dict[str, Any]:
     """Returns the account's first key, shown once."""
     created, key = accounts.signup(store, body.email)
-    return {"accountId": created.id, "account": created.name, "key": key}
+    return {"accountId": created.id, "account": created.name, "key": key,
+            "keyId": created.key_id}
 
 
 @router.post("/admin/keys", response_model=KeyOut, status_code=201,
@@ -61,4 +66,27 @@ def mint(body: KeyIn, store: StoreDep, caller: CurrentAccount) -> dict[str, Any]
         raise ApiError("forbidden", "only an admin key may mint keys "
                        "(whileai serve --create-key NAME --admin)")
     created, key = accounts.create_key(store, body.account, key_name=body.name)
-    return {"accountId": created.id, "account": created.name, "key": key}
+    return {"accountId": created.id, "account": created.name, "key": key,
+            "keyId": created.key_id}
+
+
+@router.get("/keys", response_model=KeyList, summary="The account's API keys (ids, never keys)")
+def list_keys(store: StoreDep, caller: CurrentAccount) -> dict[str, Any]:
+    """Oldest first; ``current`` marks the key of this request."""
+    return accounts.list_keys(store, caller)
+
+
+@router.post("/keys", response_model=KeyOut, status_code=201,
+             summary="Mint another key for your own account (to rotate keys)")
+def add_key(body: NewKeyIn, store: StoreDep, caller: CurrentAccount) -> dict[str, Any]:
+    """Shown once; a delegated credential may not mint keys."""
+    created, key = accounts.add_key(store, caller, key_name=body.name)
+    return {"accountId": created.id, "account": created.name, "key": key,
+            "keyId": created.key_id}
+
+
+@router.post("/keys/{key_id}/revoke", response_model=KeyEntry,
+             summary="Revoke an API key: refused from the next request on")
+def revoke_key(key_id: str, store: StoreDep, caller: CurrentAccount) -> dict[str, Any]:
+    """The account's other keys keep working; revoking twice is no error."""
+    return accounts.revoke_key(store, caller, key_id)

@@ -69,9 +69,10 @@ async def push(request: Request, query: Annotated[PushQuery, Query()], store: St
 
 
 @router.get("", response_model=DatasetList, summary="Your datasets, newest first")
-def list_datasets(store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
-    """Every dataset of the account plus the storage used."""
-    return datasets.list_datasets(store, account)
+def list_datasets(store: StoreDep, account: CurrentAccount,
+                  name: str | None = None) -> dict[str, Any]:
+    """Every dataset of the account (or only those called ``name``) plus the storage used."""
+    return datasets.list_datasets(store, account, name=name)
 
 
 @router.post("/delete-empty", response_model=DeleteEmptyOut,

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "AccountOut", "AgentIn", "AgentOut", "CatalogOut", "DatasetList", "DatasetOut",
     "DelegatedIn", "DelegatedOut", "DeleteEmptyOut", "DeleteOut", "ErrorOut", "HealthOut",
-    "KeyIn", "KeyOut", "ManifestOut", "PublishIn", "PurgeOut", "PushQuery", "RefreshIn",
-    "SignupIn", "UpdateIn",
+    "KeyEntry", "KeyIn", "KeyList", "KeyOut", "ManifestOut", "NewKeyIn", "PublishIn", "PurgeOut",
+    "PushQuery", "RefreshIn", "SignupIn", "UpdateIn",
 ]
 
 
@@ -178,11 +178,37 @@ class KeyIn(BaseModel):
 
 
 class KeyOut(BaseModel):
-    """A freshly minted key: shown once."""
+    """A freshly minted key: shown once (``keyId`` is the handle to revoke it by)."""
 
     accountId: str
     account: str
     key: str
+    keyId: str | None = None
+
+
+class NewKeyIn(BaseModel):
+    """``POST /v1/keys``: another key for your own account."""
+
+    name: str = Field(default="default", min_length=1, max_length=200)
+
+
+class KeyEntry(BaseModel):
+    """One API key of the account, as listed (never the key itself)."""
+
+    keyId: str
+    name: str
+    accountId: str
+    createdAt: float
+    revokedAt: float | None
+    current: bool
+
+
+class KeyList(BaseModel):
+    """``GET /v1/keys``."""
+
+    keys: list[KeyEntry]
+    count: int
+    active: int
 
 
 class SignupIn(BaseModel):

@@ -23,9 +23,12 @@ class Store:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Account:
-    """The authenticated caller."""
+    """The authenticated caller (``key_id``: the API key it used or that issued its delegated
+    credential; ``delegated``: it came with a short-lived credential, not a key)."""
 
     id: str
     name: str
     tier: str
     is_admin: bool = False
+    key_id: str | None = None
+    delegated: bool = False

@@ -1,8 +1,10 @@
 """Accounts, API keys (stored as SHA-256 hashes) and short-lived delegated credentials.
 
 A key is ``wai_`` plus 43 random characters; only its hash is kept, so the key is shown once.
-A delegated credential is ``wdc_<payload>.<signature>``: the account, a name and an expiry,
-signed with the server's key (HMAC-SHA256); it is refused after it expires.
+A revoked key keeps its row (``revoked_at``) and is refused from the next request on; the
+account's other keys are untouched. A delegated credential is ``wdc_<payload>.<signature>``:
+the account, the key that issued it, a name and an expiry, signed with the server's key
+(HMAC-SHA256); it is refused after it expires or once its key is revoked.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from whileai.server.services import Account, Store
 from whileai.server.store.tables import accounts, api_keys, datasets
 
 __all__ = [
-    "account_info", "authenticate", "create_key", "issue_delegated", "refresh_delegated",
-    "signup", "usage_bytes",
+    "account_info", "add_key", "authenticate", "create_key", "issue_delegated", "list_keys",
+    "refresh_delegated", "revoke_key", "signup", "usage_bytes",
 ]
 
 KEY_PREFIX = "wai_"
@@ -35,14 +37,23 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def _account(row: Any) -> Account:
-    return Account(id=row.id, name=row.name, tier=row.tier, is_admin=bool(row.is_admin))
+def _account(row: Any, key_id: str | None = None, *, delegated: bool = False) -> Account:
+    return Account(id=row.id, name=row.name, tier=row.tier, is_admin=bool(row.is_admin),
+                   key_id=key_id, delegated=delegated)
+
+
+def _when(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch))
 
 
 def create_key(store: Store, account_name: str, *, key_name: str = "default",
                admin: bool = False, email: str | None = None) -> tuple[Account, str]:
-    """Mint a key for ``account_name`` (created when new); return the account and the key."""
+    """Mint a key for ``account_name`` (created when new); return the account and the key.
+
+    The account's ``key_id`` is the new key's id (``key_...``), the handle to revoke it by.
+    """
     key = KEY_PREFIX + secrets.token_urlsafe(32)
+    key_id = "key_" + secrets.token_hex(8)
     now = time.time()
     with store.engine.begin() as conn:
         row = conn.execute(sa.select(accounts).where(accounts.c.name == account_name)).first()
@@ -56,9 +67,8 @@ def create_key(store: Store, account_name: str, *, key_name: str = "default",
             conn.execute(sa.update(accounts).where(accounts.c.id == row.id).values(is_admin=True))
             row = conn.execute(sa.select(accounts).where(accounts.c.id == row.id)).one()
         conn.execute(sa.insert(api_keys).values(
-            id="key_" + secrets.token_hex(8), account_id=row.id, name=key_name,
-            key_hash=_hash(key), created_at=now))
-    return _account(row), key
+            id=key_id, account_id=row.id, name=key_name, key_hash=_hash(key), created_at=now))
+    return _account(row, key_id), key
 
 
 def signup(store: Store, email: str) -> tuple[Account, str]:
@@ -103,25 +113,91 @@ def _read_delegated(store: Store, token: str) -> dict[str, Any]:
     return claims
 
 
+def _key_row(conn: sa.Connection, column: Any, value: str) -> Any:
+    return conn.execute(
+        sa.select(accounts, api_keys.c.id.label("key_id"), api_keys.c.revoked_at)
+        .join(api_keys, api_keys.c.account_id == accounts.c.id).where(column == value)).first()
+
+
 def authenticate(store: Store, token: str | None) -> Account:
     """The account behind an API key or a delegated credential.
 
     Raises:
-        ApiError: ``no_key`` (no token) or ``refused_key`` (unknown, expired, forged).
+        ApiError: ``no_key`` (no token) or ``refused_key`` (unknown, revoked, expired,
+            forged, or a delegated credential whose key was revoked).
     """
     if not token:
         raise ApiError("no_key", "this route needs an API key: Authorization: Bearer <key>")
     if token.startswith(DELEGATED_PREFIX):
-        account_id = _read_delegated(store, token)["a"]
-        query = sa.select(accounts).where(accounts.c.id == account_id)
+        claims = _read_delegated(store, token)
+        with store.engine.connect() as conn:
+            if "k" in claims:
+                row = _key_row(conn, api_keys.c.id, str(claims["k"]))
+            else:  # issued before keys could be revoked: bound to the account only
+                row = conn.execute(sa.select(accounts, sa.null().label("key_id"),
+                                             sa.null().label("revoked_at"))
+                                   .where(accounts.c.id == claims["a"])).first()
+        if row is not None and row.revoked_at is not None:
+            raise ApiError("refused_key", f"the delegated credential was issued with API key "
+                           f"{row.key_id}, which was revoked at {_when(row.revoked_at)}")
     else:
-        query = (sa.select(accounts).join(api_keys, api_keys.c.account_id == accounts.c.id)
-                 .where(api_keys.c.key_hash == _hash(token)))
-    with store.engine.connect() as conn:
-        row = conn.execute(query).first()
+        with store.engine.connect() as conn:
+            row = _key_row(conn, api_keys.c.key_hash, _hash(token))
+        if row is not None and row.revoked_at is not None:
+            raise ApiError("refused_key", f"this API key ({row.key_id}) was revoked at "
+                           f"{_when(row.revoked_at)}; use another key of the account or ask "
+                           "its admin for a new one")
     if row is None:
-        raise ApiError("refused_key", "the API key was refused (unknown or revoked)")
-    return _account(row)
+        raise ApiError("refused_key", "the API key was refused (unknown to this server)")
+    return _account(row, row.key_id, delegated=token.startswith(DELEGATED_PREFIX))
+
+
+def _key_entry(row: Any, caller: Account) -> dict[str, Any]:
+    return {"keyId": row.id, "name": row.name, "accountId": row.account_id,
+            "createdAt": row.created_at, "revokedAt": row.revoked_at,
+            "current": row.id == caller.key_id}
+
+
+def list_keys(store: Store, caller: Account) -> dict[str, Any]:
+    """The caller's API keys, oldest first: ids, names, when made and revoked (never a key)."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.select(api_keys).where(api_keys.c.account_id == caller.id)
+                            .order_by(api_keys.c.created_at, api_keys.c.id)).all()
+    items = [_key_entry(r, caller) for r in rows]
+    return {"keys": items, "count": len(items),
+            "active": sum(1 for item in items if item["revokedAt"] is None)}
+
+
+def add_key(store: Store, caller: Account, *, key_name: str) -> tuple[Account, str]:
+    """Mint another key for the caller's own account (to rotate keys), shown once.
+
+    Raises:
+        ApiError: ``forbidden`` for a delegated credential (it may not mint lasting keys).
+    """
+    if caller.delegated:
+        raise ApiError("forbidden", "a delegated credential cannot mint API keys; use a key")
+    return create_key(store, caller.name, key_name=key_name)
+
+
+def revoke_key(store: Store, caller: Account, key_id: str) -> dict[str, Any]:
+    """Revoke one key of the caller's account (an admin may revoke any key); idempotent.
+
+    Raises:
+        ApiError: ``not_found`` when the account has no key ``key_id``.
+    """
+    with store.engine.begin() as conn:
+        rule = api_keys.c.id == key_id
+        if not caller.is_admin:
+            rule = sa.and_(rule, api_keys.c.account_id == caller.id)
+        row = conn.execute(sa.select(api_keys).where(rule)).first()
+        if row is None:
+            raise ApiError("not_found", f"no API key {key_id} on this account (whileai keys "
+                           "lists them)")
+        if row.revoked_at is None:
+            conn.execute(sa.update(api_keys).where(api_keys.c.id == key_id)
+                         .values(revoked_at=time.time()))
+            row = conn.execute(sa.select(api_keys).where(api_keys.c.id == key_id)).one()
+    return _key_entry(row, caller)
 
 
 def issue_delegated(store: Store, account: Account, *, ttl_seconds: int,
@@ -130,7 +206,9 @@ def issue_delegated(store: Store, account: Account, *, ttl_seconds: int,
     if not 1 <= ttl_seconds <= MAX_TTL:
         raise ApiError("bad_request", f"ttl_seconds must be 1..{MAX_TTL}, got {ttl_seconds}")
     now = time.time()
-    claims = {"a": account.id, "n": name, "iat": now, "exp": now + ttl_seconds}
+    claims: dict[str, Any] = {"a": account.id, "n": name, "iat": now, "exp": now + ttl_seconds}
+    if account.key_id is not None:
+        claims["k"] = account.key_id
     payload = json.dumps(claims, separators=(",", ":")).encode()
     credential = f"{DELEGATED_PREFIX}{_b64(payload)}.{_sign(store, payload)}"
     return {"credential": credential, "name": name, "accountId": account.id,

@@ -139,14 +139,18 @@ def get(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:
     return entry(row, int(count or 0))
 
 
-def list_datasets(store: Store, account: Account) -> dict[str, Any]:
-    """Every dataset of the account, newest first, plus the storage used."""
+def list_datasets(store: Store, account: Account, *, name: str | None = None) -> dict[str, Any]:
+    """Every dataset of the account (only those called ``name`` when given), newest first,
+    plus the storage the whole account uses."""
+    rule = datasets.c.account_id == account.id
+    if name is not None:
+        rule = sa.and_(rule, datasets.c.name == name)
     with store.engine.connect() as conn:
-        rows = conn.execute(sa.select(datasets).where(datasets.c.account_id == account.id)
+        rows = conn.execute(sa.select(datasets).where(rule)
                             .order_by(datasets.c.seq.desc())).all()
+        used = usage_bytes(conn, account.id)
     items = [entry(r) for r in rows]
-    return {"datasets": items, "count": len(items),
-            "storageBytes": sum(item["bytes"] for item in items),
+    return {"datasets": items, "count": len(items), "storageBytes": used,
             "storageLimitBytes": store.config.max_storage_bytes}
 
 

@@ -12,14 +12,22 @@ import contextlib
 import hashlib
 import os
 import secrets
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["PartWriter", "remove_parts", "sweep"]
+__all__ = ["SYNC_EVERY", "PartWriter", "remove_parts", "sweep"]
+
+SYNC_EVERY = 64 * 1024 * 1024  # bytes between background flushes to disk during an upload
 
 
 class PartWriter:
-    """Stream bytes into a temp part, counting bytes and hashing as they go."""
+    """Stream bytes into a temp part, counting bytes and hashing as they go.
+
+    Every ``SYNC_EVERY`` bytes a background thread flushes what is written so far to disk, so
+    the disk works while the upload goes on and ``finish`` waits only for the last stretch
+    (a single flush at the end made a large push wait for the whole set to reach the disk).
+    """
 
     def __init__(self, tmp_dir: Path) -> None:
         tmp_dir.mkdir(parents=True, exist_ok=True)
@@ -27,12 +35,28 @@ class PartWriter:
         self._handle = open(self.path, "xb")  # noqa: SIM115 - closed in finish/abort
         self._hash = hashlib.sha256()
         self.bytes = 0
+        self._synced_at = 0
+        self._sync: threading.Thread | None = None
 
     def write(self, data: bytes) -> None:
         """Append ``data`` to the part."""
         self._handle.write(data)
         self._hash.update(data)
         self.bytes += len(data)
+        if self.bytes - self._synced_at >= SYNC_EVERY and not self._syncing():
+            self._handle.flush()
+            self._synced_at = self.bytes
+            self._sync = threading.Thread(target=_datasync, args=(self._handle.fileno(),),
+                                          name="whileai-part-sync", daemon=True)
+            self._sync.start()
+
+    def _syncing(self) -> bool:
+        return self._sync is not None and self._sync.is_alive()
+
+    def _wait(self) -> None:
+        if self._sync is not None:
+            self._sync.join()
+            self._sync = None
 
     @property
     def sha256(self) -> str:
@@ -42,6 +66,7 @@ class PartWriter:
     def finish(self, parts_dir: Path, dataset_id: str) -> str:
         """Flush to disk and move the part under ``parts_dir``; return its relative path."""
         self._handle.flush()
+        self._wait()
         os.fsync(self._handle.fileno())
         self._handle.close()
         relative = f"{dataset_id}/{secrets.token_hex(8)}.jsonl"
@@ -52,9 +77,17 @@ class PartWriter:
 
     def abort(self) -> None:
         """Close and delete the temp part (safe to call twice)."""
+        self._wait()
         if not self._handle.closed:
             self._handle.close()
         self.path.unlink(missing_ok=True)
+
+
+def _datasync(fd: int) -> None:
+    """Flush a file's data to disk (a closed descriptor is no error: the upload ended)."""
+    sync = getattr(os, "fdatasync", os.fsync)  # no fdatasync on macOS
+    with contextlib.suppress(OSError):
+        sync(fd)
 
 
 def remove_parts(parts_dir: Path, relatives: Iterable[str]) -> None:

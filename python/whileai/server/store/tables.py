@@ -30,6 +30,7 @@ api_keys = sa.Table(
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("key_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("revoked_at", sa.Float, nullable=True),  # set once; a revoked key is refused
 )
 
 agents = sa.Table(

@@ -189,7 +189,13 @@ def read_jsonl_lenient(path: Path) -> tuple[list[Any], int, tuple[str, ...]]:
 
 
 def _read_source(source: Any) -> tuple[list[Any], int, tuple[str, ...]]:
-    """Rows from a path (JSONL, lenient) or an iterable, plus the count of unreadable lines."""
+    """Rows from a path (JSONL, lenient), a platform dataset (``ds_...`` id, when no file of
+    that name exists) or an iterable, plus the count of unreadable lines."""
+    if isinstance(source, str) and not Path(source).exists():
+        from whileai.platform.resolve import is_dataset_id, resolve_ids
+
+        if is_dataset_id(source):
+            return list(resolve_ids(source)), 0, ()
     if isinstance(source, str | os.PathLike):
         return read_jsonl_lenient(Path(source))
     for attr in ("trajectories", "rows"):  # a SimulationData or ScoredData object
@@ -247,7 +253,7 @@ def normalize_traces(source: Any) -> TraceLoad:
 
 
 def load_traces(source: Any) -> list[dict[str, Any]]:
-    """Normalise a JSONL path or any iterable of dicts to canonical trace rows.
+    """Canonical trace rows from a JSONL path, a platform ``ds_...`` id, or dicts.
 
     ``reward`` is kept only when it is cleanly 0 or 1 (a rejected value moves to ``raw_reward``);
     rows that are not dicts or carry neither an ask nor steps are dropped. For the counts of what
