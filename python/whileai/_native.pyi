@@ -9,9 +9,9 @@ from collections.abc import Iterable, Sequence
 from typing import final
 
 __all__ = [
-    "DecontamLines",
     "EMBEDDER_NAME",
     "UNICODE_VERSION",
+    "DecontamLines",
     "NgramIndex",
     "__version__",
     "bootstrap_mean_diff",

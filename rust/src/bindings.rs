@@ -774,7 +774,16 @@ struct DecontamLines {
 }
 
 /// One drop of a block: (line, rule, field, eval id, covered, total, shared n-gram, task id).
-type DropTuple = (usize, &'static str, usize, i64, i64, i64, Vec<String>, String);
+type DropTuple = (
+    usize,
+    &'static str,
+    usize,
+    i64,
+    i64,
+    i64,
+    Vec<String>,
+    String,
+);
 
 #[pymethods]
 impl DecontamLines {
@@ -834,7 +843,9 @@ impl DecontamLines {
                     Rule::Verbatim => "verbatim",
                     Rule::Near => "near",
                 };
-                (line, rule, d.field, d.eval, d.covered, d.total, d.shared, d.matched)
+                (
+                    line, rule, d.field, d.eval, d.covered, d.total, d.shared, d.matched,
+                )
             })
             .collect();
         Ok((

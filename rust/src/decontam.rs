@@ -276,7 +276,11 @@ impl LineRules {
                 let drop = Drop {
                     rule,
                     field: f,
-                    eval: if rule == Rule::Verbatim { check.exact } else { hit.best },
+                    eval: if rule == Rule::Verbatim {
+                        check.exact
+                    } else {
+                        hit.best
+                    },
                     covered: hit.covered,
                     total: hit.total,
                     shared: hit.shared,
@@ -343,12 +347,19 @@ mod tests {
             "{\"prompt\": \" \\u3000\"}",
         );
         let got = rules(&["task_id:t9"]).check_block(block.as_bytes(), 5);
-        assert_eq!(got.status, [DROPPED, BLANK, KEPT, KEPT, DEFERRED, DEFERRED, DEFERRED, DROPPED, KEPT]);
+        assert_eq!(
+            got.status,
+            [DROPPED, BLANK, KEPT, KEPT, DEFERRED, DEFERRED, DEFERRED, DROPPED, KEPT]
+        );
         assert_eq!(got.by_rule, [1, 1, 0]);
         assert_eq!(got.missing, [1]);
         assert_eq!(got.short_texts, 1);
-        let kept = "{\"prompt\": \"refund my blender\", \"task_id\": \"t1\"}\n{\"prompt\": \"hi\"}\n";
-        assert_eq!(got.kept, format!("{kept}{{\"prompt\": \" \\u3000\"}}\n").as_bytes());
+        let kept =
+            "{\"prompt\": \"refund my blender\", \"task_id\": \"t1\"}\n{\"prompt\": \"hi\"}\n";
+        assert_eq!(
+            got.kept,
+            format!("{kept}{{\"prompt\": \" \\u3000\"}}\n").as_bytes()
+        );
         assert_eq!(got.kept_at, [kept.len(); 3]);
         assert_eq!(got.drops[0].0, 0);
         assert_eq!(got.drops[0].1.rule, Rule::Verbatim);

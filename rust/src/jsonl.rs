@@ -58,11 +58,15 @@ pub fn read_fields<'a>(line: &'a str, keys: &[&str], out: &mut Vec<Field<'a>>) -
                 return false;
             }
             p.ws();
-            let slot = key.as_deref().and_then(|k| keys.iter().position(|&w| w == k));
+            let slot = key
+                .as_deref()
+                .and_then(|k| keys.iter().position(|&w| w == k));
             match slot {
                 Some(k) if p.peek() == Some(b'"') => {
                     let Some(raw) = p.string() else { return false };
-                    let Some(text) = p.decoded(raw) else { return false };
+                    let Some(text) = p.decoded(raw) else {
+                        return false;
+                    };
                     out[k] = Field::Text(text);
                 }
                 Some(k) => {
@@ -175,7 +179,10 @@ impl<'a> Parser<'a> {
         let mut out = String::with_capacity(body.len());
         let mut i = 0;
         while i < b.len() {
-            let next = b[i..].iter().position(|&c| c == b'\\').map_or(b.len(), |k| i + k);
+            let next = b[i..]
+                .iter()
+                .position(|&c| c == b'\\')
+                .map_or(b.len(), |k| i + k);
             out.push_str(&body[i..next]);
             if next == b.len() {
                 break;
@@ -291,9 +298,9 @@ impl<'a> Parser<'a> {
 }
 
 fn hex4(digits: &[u8]) -> u32 {
-    digits
-        .iter()
-        .fold(0, |acc, &d| acc * 16 + (d as char).to_digit(16).unwrap_or(0))
+    digits.iter().fold(0, |acc, &d| {
+        acc * 16 + (d as char).to_digit(16).unwrap_or(0)
+    })
 }
 
 #[cfg(test)]
@@ -307,7 +314,9 @@ mod tests {
 
     #[test]
     fn accepts_objects_and_decodes_escapes() {
-        let got = read(r#" {"prompt":"a\"b\\c\/\n\ud83d\ude00","task_id":7,"x":{"y":[1,-2.5e3,true,null]}} "#);
+        let got = read(
+            r#" {"prompt":"a\"b\\c\/\n\ud83d\ude00","task_id":7,"x":{"y":[1,-2.5e3,true,null]}} "#,
+        );
         assert_eq!(
             got.unwrap(),
             [Field::Text("a\"b\\c/\n😀".into()), Field::Other]
@@ -322,17 +331,38 @@ mod tests {
     #[test]
     fn refuses_what_python_refuses_and_a_little_more() {
         for bad in [
-            "", "[1]", "{", r#"{"a":1,}"#, r#"{"a" 1}"#, r#"{"a":01}"#, r#"{"a":1.}"#,
-            r#"{"a":-}"#, r#"{"a":tru}"#, "{\"a\":\"\t\"}", r#"{"a":"\x"}"#, r#"{"a":1} x"#,
-            r#"{"prompt":"\ud800"}"#, r#"{"prompt":"\udc00x"}"#, r#"{"a":NaN}"#, "{'a':1}",
+            "",
+            "[1]",
+            "{",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":tru}"#,
+            "{\"a\":\"\t\"}",
+            r#"{"a":"\x"}"#,
+            r#"{"a":1} x"#,
+            r#"{"prompt":"\ud800"}"#,
+            r#"{"prompt":"\udc00x"}"#,
+            r#"{"a":NaN}"#,
+            "{'a':1}",
         ] {
             assert!(read(bad).is_none(), "{bad}");
         }
         // A lone surrogate outside the requested keys is fine (Python accepts it too).
         assert!(read(r#"{"other":"\ud800"}"#).is_some());
-        let deep = format!("{{\"a\":{}{}}}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        let deep = format!(
+            "{{\"a\":{}{}}}",
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
         assert!(read(&deep).is_none());
-        let ok = format!("{{\"a\":{}{}}}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        let ok = format!(
+            "{{\"a\":{}{}}}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
         assert!(read(&ok).is_some());
     }
 }

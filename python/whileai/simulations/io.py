@@ -173,8 +173,9 @@ class JsonlReader:
 
     def open(self) -> IO[bytes]:
         """The file opened for reading bytes (``.gz`` decompressed)."""
-        opener: Callable[..., IO[bytes]] = gzip.open if self.path.suffix == ".gz" else open
-        return opener(self.path, "rb")
+        if self.path.suffix == ".gz":
+            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+        return open(self.path, "rb")
 
     def parse_line(self, raw: bytes, lineno: int) -> dict[str, Any] | None:
         """The row of line ``lineno`` (from 1), or None for a blank line or (lenient) a bad one.

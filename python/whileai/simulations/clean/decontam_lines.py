@@ -31,6 +31,7 @@ from whileai.simulations.io import EncodedLine, JsonlReader, read_jsonl
 __all__ = ["check_jsonl"]
 
 _KEPT, _DROPPED, _DEFERRED = 1, 2, 3
+BLOCK_BYTES = 1 << 22  # ~7,000 lines of a few hundred bytes: plenty to split across threads
 _TASK_KEYS = ("scenario_id", "task_id")
 
 CheckRows = Callable[[list[dict[str, Any]], int], list[dict[str, Any] | None]]
@@ -76,7 +77,7 @@ def check_jsonl(
     note_drop: NoteDrop,
     *,
     examples: int = 5,
-    block_size: int = 1 << 22,
+    block_size: int | None = None,
 ) -> Iterator[Any]:
     """Yield what to write for the kept rows of a JSONL file, in file order.
 
@@ -91,7 +92,7 @@ def check_jsonl(
         sorted(index.task_ids), float(overlap), index.n,
     )
     lineno = 0
-    for block in read_ahead(_blocks(reader, block_size), 2):
+    for block in read_ahead(_blocks(reader, block_size or BLOCK_BYTES), 2):
         wanted = max(0, examples - len(report["examples"]))
         status, kept, kept_at, by_rule, by_field, missing, short, drops = rules.check(block, wanted)
         for rule, count in zip(("same_task", "verbatim", "near"), by_rule, strict=True):
