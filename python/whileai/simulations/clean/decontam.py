@@ -252,7 +252,8 @@ def decontaminate(
         n: n-gram length in words. fields: row keys to check. overlap: share of a text's words
             one eval text must cover (0 = any shared n-gram). embedder / similarity: the
             optional semantic rule. output: write clean rows here as JSONL instead of
-            returning them (the returned list is then empty). chunk_size: rows per chunk.
+            returning them (the returned list is then empty). chunk_size: rows per chunk (a
+            JSONL file written to ``output`` goes by blocks of lines instead, natively).
         progress: rows checked and dropped so far on stderr (a self-updating line on a
             terminal, a line every few seconds elsewhere) and a summary; False silences it.
 
