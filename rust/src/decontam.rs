@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use crate::jsonl::{read_fields, Field};
+use crate::jsonl::{has_byte, read_fields, Field};
 use crate::ngram::{NgramIndex, Scratch};
 
 /// Per-line status bytes of a [`Block`].
@@ -309,13 +309,24 @@ fn py_space(c: char) -> bool {
 /// Whether a line needs Python's reader: a carriage return, a byte-order mark, or `NaN` /
 /// `Infinity` anywhere (Python accepts those constants; such a kept line is re-encoded).
 fn needs_python(line: &[u8]) -> bool {
-    line.iter().enumerate().any(|(i, &c)| match c {
+    let hit = |i: usize| match line[i] {
         b'\r' => true,
         b'N' => line[i..].starts_with(b"NaN"),
         b'I' => line[i..].starts_with(b"Infinity"),
         0xEF => line[i..].starts_with(BOM),
         _ => false,
-    })
+    };
+    let mut at = 0;
+    // Eight bytes at a time; a word holding none of the four first bytes needs no closer look.
+    while let Some(word) = line.get(at..at + 8) {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let maybe = has_byte(w, b'\r') | has_byte(w, b'N') | has_byte(w, b'I') | has_byte(w, 0xEF);
+        if maybe != 0 && (at..at + 8).any(hit) {
+            return true;
+        }
+        at += 8;
+    }
+    (at..line.len()).any(hit)
 }
 
 #[cfg(test)]
@@ -331,6 +342,22 @@ mod tests {
             0.8,
             3,
         )
+    }
+
+    #[test]
+    fn lines_for_python_are_found_at_every_offset() {
+        for at in 0..20 {
+            let pad = "x".repeat(at);
+            for special in ["\r", "NaN", "Infinity", "\u{feff}"] {
+                assert!(
+                    needs_python(format!("{pad}{special}{pad}").as_bytes()),
+                    "{at}"
+                );
+            }
+            assert!(!needs_python(
+                format!("{pad}Na Infinit I N {pad}").as_bytes()
+            ));
+        }
     }
 
     #[test]

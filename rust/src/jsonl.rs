@@ -140,6 +140,14 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut escaped = false;
         loop {
+            // Eight plain bytes at a time (no quote, backslash or control character).
+            while let Some(word) = self.bytes.get(self.pos..self.pos + 8) {
+                let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                if has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20) != 0 {
+                    break;
+                }
+                self.pos += 8;
+            }
             match *self.bytes.get(self.pos)? {
                 b'"' => {
                     self.pos += 1;
@@ -297,6 +305,27 @@ impl<'a> Parser<'a> {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Nonzero when some byte of `w` is zero (exact when the answer is no).
+#[inline]
+fn has_zero(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGHS
+}
+
+/// Nonzero when some byte of `w` equals `b` (exact when the answer is no).
+#[inline]
+pub(crate) fn has_byte(w: u64, b: u8) -> u64 {
+    has_zero(w ^ ONES.wrapping_mul(u64::from(b)))
+}
+
+/// Nonzero when some byte of `w` is below `n` (`n` <= 128; exact when the answer is no).
+#[inline]
+fn has_less(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(ONES.wrapping_mul(u64::from(n))) & !w & HIGHS
+}
+
 fn hex4(digits: &[u8]) -> u32 {
     digits.iter().fold(0, |acc, &d| {
         acc * 16 + (d as char).to_digit(16).unwrap_or(0)
@@ -326,6 +355,18 @@ mod tests {
         assert_eq!(dup.unwrap(), [Field::Text("b".into()), Field::Other]);
         let escaped_key = read(r#"{"pro\u006dpt": "x"}"#);
         assert_eq!(escaped_key.unwrap()[0], Field::Text("x".into()));
+    }
+
+    #[test]
+    fn special_bytes_are_found_at_every_offset() {
+        for at in 0..20 {
+            let pad = "x".repeat(at);
+            let line = format!(r#"{{"prompt": "{pad}\"q\\{pad}", "task_id": "{pad}"}}"#);
+            let want = format!("{pad}\"q\\{pad}");
+            assert_eq!(read(&line).unwrap()[0], Field::Text(want.into()), "{at}");
+            assert!(read(&format!("{{\"prompt\": \"{pad}\u{1}{pad}\"}}")).is_none());
+            assert!(read(&format!("{{\"prompt\": \"{pad}")).is_none());
+        }
     }
 
     #[test]
