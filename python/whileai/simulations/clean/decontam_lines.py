@@ -78,6 +78,7 @@ def check_jsonl(
     *,
     examples: int = 5,
     block_size: int | None = None,
+    on_block: Callable[[int], None] | None = None,
 ) -> Iterator[Any]:
     """Yield what to write for the kept rows of a JSONL file, in file order.
 
