@@ -16,6 +16,7 @@ Prints ``name,size,seconds,peak_rss_mib,note``. ``--quick`` uses 100,000 and 10,
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
 import sys
@@ -78,14 +79,15 @@ def main() -> None:
         train_path, eval_path = write_sets(root, n_train, n_eval)
         gen_s = time.perf_counter() - start
         before = peak_rss_mib()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         _, report = zps.decontaminate(str(train_path), against=[str(eval_path)],
                                       output=str(root / "clean.jsonl"))
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         kept = report.get("kept", report.get("clean", ""))
         print(f"decontaminate_stream,{n_train}x{n_eval},{seconds:.1f},{peak_rss_mib():.0f},"
-              f"peak before the call {before:.0f} MiB; writing the JSONL took {gen_s:.0f}s; "
-              f"kept {kept}", flush=True)
+              f"peak before the call {before:.0f} MiB; {cpu:.1f}s CPU (all threads); load "
+              f"{os.getloadavg()[0]:.1f}; writing the JSONL took {gen_s:.0f}s; kept {kept}",
+              flush=True)
     rows = scan_rows(asks, 8)
     start = time.perf_counter()
     report = zps.hack_scan(rows)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from whileai.simulations.clean import decontam_lines
 from whileai.simulations.progress import Progress, format_bytes, format_seconds, track
 
 
@@ -175,10 +176,15 @@ def test_decontaminate_reports_rows_and_drops_and_is_silent_with_progress_false(
         assert terminal.getvalue() == ""
 
 
-def test_decontaminate_of_a_jsonl_file_estimates_the_rows(tmp_path: Path) -> None:
+def test_decontaminate_of_a_jsonl_file_estimates_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with on_terminal() as terminal:
         path = tmp_path / "train.jsonl"
         zps.write_jsonl(path, _rows(40))
+        # A file written to a file goes by blocks of bytes: make the first block ten lines.
+        ten = sum(map(len, path.read_bytes().splitlines(keepends=True)[:10]))
+        monkeypatch.setattr(decontam_lines, "BLOCK_BYTES", ten)
         _, report = zps.decontaminate(str(path), against=["nothing like it at all"], chunk_size=10,
                                       output=tmp_path / "clean.jsonl")
         assert report["kept"] == 40

@@ -38,7 +38,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "primitives": ("splitmix64_stream", "uniform_floats", "bounded_ints", "hash64", "tokenize"),
     "embed": ("embed", "embed_counts"),
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
-    "ngram": ("NgramIndex",),
+    "ngram": ("NgramIndex", "DecontamLines"),
     "scan": ("within_group_scan",),
     "hack_features": ("hack_text_features", "columns_to_rows"),
     "select": ("select_diverse",),
@@ -103,6 +103,9 @@ embed: Callable[..., Any] = _pick("embed")
 embed_counts: Callable[..., Any] = _pick("embed_counts")
 # NgramIndex(texts, n) -> .scan(texts) -> (best, covered, total, shared); .exact; .to_bytes
 NgramIndex: type[_pure.NgramIndex] = _pick("NgramIndex")
+# DecontamLines(fields, indexes, task_ids, overlap, n).check(block, examples): the rules over a
+# block of JSONL lines; a line it leaves (status 3) is the caller's (the pure twin leaves all).
+DecontamLines: type[_pure.DecontamLines] = _pick("DecontamLines")
 # within_group_scan(indptr, indices, values, n_features, groups, reward, n_perm, seed)
 #   -> (rho per feature, max |rho| per permutation, varying rows per feature)
 within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_scan")

@@ -11,6 +11,7 @@ from typing import final
 __all__ = [
     "EMBEDDER_NAME",
     "UNICODE_VERSION",
+    "DecontamLines",
     "NgramIndex",
     "__version__",
     "bootstrap_mean_diff",
@@ -96,3 +97,26 @@ def hack_text_features(
 def columns_to_rows(
     ptr: Sequence[int], rows: Sequence[int], values: Sequence[float], n_rows: int
 ) -> tuple[array[int], array[int], array[float]]: ...
+
+@final
+class DecontamLines:
+    """The decontamination rules over blocks of JSONL lines (docs/kernels.md, "N-grams")."""
+
+    def __new__(
+        cls,
+        fields: Sequence[str],
+        indexes: Sequence[NgramIndex | None],
+        task_ids: Sequence[str],
+        overlap: float,
+        n: int,
+    ) -> DecontamLines: ...
+    def check(self, block: bytes, examples: int) -> tuple[
+        bytes,
+        bytes,
+        list[int],
+        list[int],
+        list[list[int]],
+        list[int],
+        int,
+        list[tuple[int, str, int, int, int, int, list[str], str]],
+    ]: ...

@@ -1,10 +1,12 @@
 //! The hot core of whileai: plain Rust kernels, with all Python glue in `bindings.rs`.
 
 pub mod bootstrap;
+pub mod decontam;
 pub mod embed;
 pub mod error;
 pub mod hack_text;
 pub mod hash;
+pub mod jsonl;
 pub mod ngram;
 pub mod normalize;
 pub mod pychars;

@@ -103,8 +103,10 @@ impl Tokens {
 
 /// Per-thread scratch space of a check: reused from one text to the next.
 #[derive(Debug, Default)]
-struct Scratch {
+pub struct Scratch {
     tokens: Tokens,
+    /// The n-gram hashes of the text, in position order.
+    grams: Vec<u64>,
     /// The n-gram hashes of the text that pass the filter, with their positions.
     candidates: Vec<(usize, u64)>,
     /// Per eval id: (covered tokens, end of the merged windows, first shared position).
@@ -215,6 +217,22 @@ impl NgramIndex {
         }
     }
 
+    /// Ask the CPU to bring the filter word of `h` into the cache (a hint; no effect on results).
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let word = &self.filter[((h >> self.shift) >> 6) as usize];
+            // SAFETY: `_mm_prefetch` only hints the cache; the address is a valid element.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>((word as *const u64).cast::<i8>());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
+    }
+
     /// Whether the n-gram hash `h` may be indexed (no false negatives).
     #[inline]
     fn may_hold(&self, h: u64) -> bool {
@@ -259,10 +277,12 @@ impl NgramIndex {
             .collect()
     }
 
-    fn check_one(&self, text: &str, scratch: &mut Scratch) -> Check {
+    /// [`NgramIndex::check`] of one text, with the caller's (per-thread) scratch space.
+    pub fn check_one(&self, text: &str, scratch: &mut Scratch) -> Check {
         let n = self.n;
         let Scratch {
             tokens,
+            grams,
             candidates,
             hits,
         } = scratch;
@@ -276,12 +296,19 @@ impl NgramIndex {
         hits.clear();
         candidates.clear();
         if total >= n && !self.postings.is_empty() {
-            // First the filter for every n-gram (independent loads the CPU can overlap), then
-            // the map for the few that pass.
+            // Every n-gram's hash first, asking for its filter word as soon as it is known;
+            // then the filter for every n-gram (independent loads the CPU overlaps: the table
+            // is larger than the core's cache on a busy machine), then the map for the few
+            // that pass.
+            grams.clear();
             for pos in 0..=total - n {
                 let h = hashes[pos + 1..pos + n]
                     .iter()
                     .fold(hashes[pos], |h, &t| pair64(h, t));
+                self.prefetch(h);
+                grams.push(h);
+            }
+            for (pos, &h) in grams.iter().enumerate() {
                 if self.may_hold(h) {
                     candidates.push((pos, h));
                 }

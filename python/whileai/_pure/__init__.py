@@ -6,6 +6,7 @@ Import them through ``whileai._backend``, never directly (design section 4).
 from __future__ import annotations
 
 from whileai._pure.bootstrap import bootstrap_mean_diff, bootstrap_means, sign_flip_means
+from whileai._pure.decontam import DecontamLines
 from whileai._pure.embed import embed, embed_counts
 from whileai._pure.hack_text import columns_to_rows, hack_text_features
 from whileai._pure.hash import hash64
@@ -16,6 +17,7 @@ from whileai._pure.select import select_diverse
 from whileai._pure.tokenize import tokenize
 
 __all__ = [
+    "DecontamLines",
     "NgramIndex",
     "bootstrap_mean_diff",
     "bootstrap_means",

@@ -165,34 +165,49 @@ class JsonlReader:
         """Like iterating, but yield each row with the bytes of its line as read."""
         self.rows_read = self.skipped = self.blank_lines = 0
         self.problems = []
-        opener = gzip.open if self.path.suffix == ".gz" else open
-        with opener(self.path, "rb") as handle:
+        with self.open() as handle:
             for lineno, raw in enumerate(handle, start=1):
-                where = f"{self.path}:{lineno}"
-                try:
-                    text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-                except UnicodeDecodeError as exc:
-                    self._bad(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
-                    continue
-                if not text or text.isspace():
-                    self.blank_lines += 1
-                    continue
-                try:
-                    row = loads_limited(text, where=where)
-                except json.JSONDecodeError as exc:
-                    self._bad(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
-                    continue
-                except RowError as exc:  # nested too deep
-                    self._bad(str(exc).rsplit(";", 1)[0])
-                    continue
-                if not isinstance(row, dict):
-                    self._bad(
-                        f"{where}: expected a JSON object (one row per line), got "
-                        f"{type(row).__name__}"
-                    )
-                    continue
-                self.rows_read += 1
-                yield row, raw
+                row = self.parse_line(raw, lineno)
+                if row is not None:
+                    yield row, raw
+
+    def open(self) -> IO[bytes]:
+        """The file opened for reading bytes (``.gz`` decompressed)."""
+        if self.path.suffix == ".gz":
+            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+        return open(self.path, "rb")
+
+    def parse_line(self, raw: bytes, lineno: int) -> dict[str, Any] | None:
+        """The row of line ``lineno`` (from 1), or None for a blank line or (lenient) a bad one.
+
+        Raises:
+            RowError: strict reading and the line is not UTF-8, not JSON, nested too deep, or
+                not an object; the message names ``path:line``.
+        """
+        where = f"{self.path}:{lineno}"
+        try:
+            text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            self._bad(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+            return None
+        if not text or text.isspace():
+            self.blank_lines += 1
+            return None
+        try:
+            row = loads_limited(text, where=where)
+        except json.JSONDecodeError as exc:
+            self._bad(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            return None
+        except RowError as exc:  # nested too deep
+            self._bad(str(exc).rsplit(";", 1)[0])
+            return None
+        if not isinstance(row, dict):
+            self._bad(
+                f"{where}: expected a JSON object (one row per line), got {type(row).__name__}"
+            )
+            return None
+        self.rows_read += 1
+        return row
 
     def __repr__(self) -> str:
         return (f"JsonlReader({str(self.path)!r}, strict={self.strict}, rows_read="

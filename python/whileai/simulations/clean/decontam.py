@@ -35,6 +35,7 @@ from typing import Any
 from whileai import _backend
 from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
+from whileai.simulations.clean.decontam_lines import check_jsonl
 from whileai.simulations.clean.decontam_stream import passthrough, row_batches
 from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.progress import Progress
@@ -216,13 +217,17 @@ def _check_chunk(
         report["by_rule"][v["rule"]] += 1
         if v["rule"] != "same_task":
             report["by_field"][v["field"]][v["rule"]] += 1
-        if len(report["examples"]) < _EXAMPLES:
-            row = chunk[i]
-            example = {"index": start + i, "scenario_id": row.get("scenario_id"), **v}
-            text = _field_text(row, v["field"]) or ""
-            example["text"] = text[:120]
-            report["examples"].append(example)
+        _note_example(report, chunk[i], start + i, v)
     return verdict
+
+
+def _note_example(report: dict[str, Any], row: dict[str, Any], index: int,
+                  verdict: dict[str, Any]) -> None:
+    """Add a dropped row to the report's examples while there are fewer than five."""
+    if len(report["examples"]) < _EXAMPLES:
+        example = {"index": index, "scenario_id": row.get("scenario_id"), **verdict}
+        example["text"] = (_field_text(row, verdict["field"]) or "")[:120]
+        report["examples"].append(example)
 
 
 def decontaminate(
@@ -247,7 +252,8 @@ def decontaminate(
         n: n-gram length in words. fields: row keys to check. overlap: share of a text's words
             one eval text must cover (0 = any shared n-gram). embedder / similarity: the
             optional semantic rule. output: write clean rows here as JSONL instead of
-            returning them (the returned list is then empty). chunk_size: rows per chunk.
+            returning them (the returned list is then empty). chunk_size: rows per chunk (a
+            JSONL file written to ``output`` goes by blocks of lines instead, natively).
         progress: rows checked and dropped so far on stderr (a self-updating line on a
             terminal, a line every few seconds elsewhere) and a summary; False silences it.
 
@@ -300,6 +306,25 @@ def decontaminate(
             else:
                 yield from passthrough([chunk[k] for k in kept], [lines[k] for k in kept])
 
+    if output is not None and semantic is None and isinstance(rows, (str, PathLike)):
+        # A JSONL file to a JSONL file: blocks of lines through the native rules.
+        def check_rows(chunk: list[dict[str, Any]], start: int) -> list[dict[str, Any] | None]:
+            return _check_chunk(chunk, start, index, fields, overlap, None, report)
+
+        def note_drop(row: dict[str, Any], at: int, verdict: dict[str, Any]) -> None:
+            _note_example(report, row, at, verdict)
+
+        def on_block(read: int) -> None:
+            if size:  # a plain JSONL file: the bytes read give an ETA
+                counter["bytes"] += read
+                line.estimate(counter["bytes"] / size)
+            line.update(counter["rows"], dropped=counter["rows"] - report["kept"])
+
+        source: Iterator[Any] = check_jsonl(rows, index, fields, overlap, report, counter,
+                                            check_rows, note_drop, examples=_EXAMPLES,
+                                            on_block=on_block)
+    else:
+        source = clean_stream()
     clean: list[dict[str, Any]] = []
     # Millions of short-lived acyclic rows: the cyclic collector would only rescan them.
     paused = gc.isenabled()
@@ -307,11 +332,11 @@ def decontaminate(
     try:
         with line:
             if output is None:
-                clean = list(clean_stream())
+                clean = list(source)
             else:
                 from whileai.simulations.io import write_jsonl
 
-                write_jsonl(output, clean_stream())
+                write_jsonl(output, source)
     finally:
         if paused:
             gc.enable()
