@@ -90,3 +90,46 @@ def platform_key(platform_server: Any, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
     monkeypatch.setenv("WHILEAI_API_KEY", minted)
     return minted
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One local Ray cluster (2 CPUs) for the whole session, its files under a temp dir.
+
+    Skipped under ``WHILEAI_PURE=1`` (the adapters call the same kernels the other tests cover
+    on both backends; a second cluster start would only cost time) and without the ray extra.
+    No usage report, no dashboard, loopback only; HOME and Ray's temp dir point into tmp.
+    """
+    if os.environ.get("WHILEAI_PURE") == "1":
+        pytest.skip("Ray adapters run in the native pass only (the kernels are covered on both)")
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    root = tmp_path_factory.mktemp("ray")
+    (root / "home").mkdir()
+    patch = pytest.MonkeyPatch()
+    # A loopback-only test cluster: no usage report, no auth token written under a home dir.
+    for name, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_TMPDIR", str(root)),
+                        ("HOME", str(root / "home")), ("RAY_AUTH_MODE", "disabled"),
+                        ("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")):
+        patch.setenv(name, value)
+    try:
+        _start_ray(ray, root)
+        ray.data.DataContext.get_current().enable_progress_bars = False
+        yield ray
+    finally:
+        ray.shutdown()
+        patch.undo()
+
+
+def _start_ray(ray: Any, root: Path, attempts: int = 3) -> None:
+    """``ray.init`` with retries: on a loaded machine the raylet can give up waiting (30 s) for
+    its metrics agent; after the last attempt the Ray tests skip, saying so."""
+    for attempt in range(attempts):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(root),
+                     _node_ip_address="127.0.0.1", log_to_driver=False,
+                     configure_logging=False)
+            return
+        except Exception as exc:  # Ray raises a bare Exception for a start-up time-out
+            ray.shutdown()
+            if attempt == attempts - 1:
+                pytest.skip(f"a local Ray cluster did not start ({exc}); machine overloaded?")
