@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -113,10 +115,15 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         patch.setenv(name, value)
     try:
         _start_ray(ray, root)
-        ray.data.DataContext.get_current().enable_progress_bars = False
+        from whileai.scale._ray import require_ray
+
+        require_ray().data.DataContext.get_current().enable_progress_bars = False
         yield ray
     finally:
-        ray.shutdown()
+        with warnings.catch_warnings():  # Ray drops Popen handles of helpers it has stopped
+            warnings.simplefilter("ignore", ResourceWarning)
+            ray.shutdown()
+            gc.collect()
         patch.undo()
 
 
@@ -125,9 +132,12 @@ def _start_ray(ray: Any, root: Path, attempts: int = 3) -> None:
     its metrics agent; after the last attempt the Ray tests skip, saying so."""
     for attempt in range(attempts):
         try:
-            ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(root),
-                     _node_ip_address="127.0.0.1", log_to_driver=False,
-                     configure_logging=False)
+            with warnings.catch_warnings():  # Ray's start leaves /dev/null handles to the GC
+                warnings.simplefilter("ignore", ResourceWarning)
+                ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(root),
+                         _node_ip_address="127.0.0.1", log_to_driver=False,
+                         configure_logging=False)
+                gc.collect()
             return
         except Exception as exc:  # Ray raises a bare Exception for a start-up time-out
             ray.shutdown()

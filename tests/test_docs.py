@@ -8,6 +8,7 @@ directory of the block before it instead: the one line a reader needs to know wh
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +71,8 @@ def test_doc_example_runs(example: Example, tmp_path: Path, monkeypatch: pytest.
         monkeypatch.setenv("WHILEAI_API_KEY", server.key(f"docs-{tmp_path.name}"))
     if example.page.name in NEEDS_RAY:
         request.getfixturevalue("ray_cluster")
+        # Ray leaves its log files and helper-process handles to the GC: not this page's.
+        warnings.simplefilter("ignore", ResourceWarning)
     namespace: dict[str, object] = {"__name__": f"doc_{example.page.stem}"}
     for offset, block in enumerate(example.blocks):
         label = f"{example.page.name} block {example.first + offset}"

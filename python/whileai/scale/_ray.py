@@ -10,12 +10,11 @@ the extra.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
+import warnings
 from typing import Any
 
-__all__ = ["ordered", "require_ray", "rows_of_table"]
+__all__ = ["in_order", "require_ray", "rows_of_table"]
 
 INSTALL = "pip install 'whileai[ray]'"
 
@@ -31,6 +30,9 @@ def require_ray() -> Any:
         import ray.data
     except ImportError as exc:  # pragma: no cover - the test environment has the extra
         raise ImportError(f"whileai.scale needs Ray with Ray Data: {INSTALL}") from exc
+    with warnings.catch_warnings():  # Ray 2.46 warns about its own field while making it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ray.data.DataContext.get_current()
     return ray
 
 
@@ -42,21 +44,15 @@ def is_dataset(value: Any) -> bool:
     return data is not None and isinstance(value, data.Dataset)
 
 
-@contextlib.contextmanager
-def ordered() -> Iterator[None]:
-    """Run Ray Data with ``preserve_order`` on, so blocks come back in the dataset's order.
+def in_order(dataset: Any) -> Any:
+    """Return ``dataset`` with ``preserve_order`` on, so its blocks come back in dataset order.
 
-    The merged reports number rows in dataset order (their examples' ``index``), which needs
-    the per-batch results in that order; the previous setting is restored on exit.
+    The merged reports number rows in dataset order (their examples' ``index``), which needs the
+    per-batch results in that order. A Ray Dataset runs with the context saved in its plan, so
+    the switch is set there, on a dataset this package derived (the caller's stays as it was).
     """
-    ray = require_ray()
-    options = ray.data.DataContext.get_current().execution_options
-    before = options.preserve_order
-    options.preserve_order = True
-    try:
-        yield
-    finally:
-        options.preserve_order = before
+    dataset.context.execution_options.preserve_order = True
+    return dataset
 
 
 def rows_of_table(table: Any, column: str | None) -> list[dict[str, Any]]:

@@ -1,12 +1,13 @@
 """Decontaminate a Ray Dataset: the eval index built once, shipped once, applied batch by batch.
 
-The index goes into the object store once; every actor of the ``map_batches`` pool loads it once
-and runs the single-process :func:`whileai.simulations.decontaminate` on each batch it gets. Each
+The index goes into the object store once (one copy per node, read zero-copy); each
+``map_batches`` task loads it and runs the single-process
+:func:`whileai.simulations.decontaminate` on its batch. Each
 batch's report rides on its first row; after the pass the batch reports are read back in dataset
 order and merged by :func:`~whileai.simulations.clean.decontam.merge_decontamination`, so the
 report equals the one a single process makes over the same rows in the same order (row numbers
 of the examples included). Kept rows come back as a Dataset with their columns unchanged, or are
-written to Parquet or JSON files.
+written as Parquet files.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.scale._ray import is_dataset, ordered, require_ray, rows_of_table
+from whileai.scale._ray import in_order, is_dataset, require_ray, rows_of_table
 from whileai.simulations.clean.decontam import (
     build_eval_index,
     decontaminate,
@@ -32,30 +33,24 @@ _REPORT = "__whileai_report"
 _POS = "__whileai_pos"
 
 
-class _Check:
-    """One actor of the pool: the eval index loaded once, then batch after batch checked."""
+def _check(table: Any, index: Any, column: str | None, knobs: dict[str, Any]) -> Any:
+    """Check one batch: the kept flag per row, and the batch's report on its first row."""
+    import pyarrow as pa
 
-    def __init__(self, index: Any, column: str | None, knobs: dict[str, Any]) -> None:
-        ray = require_ray()
-        self.index: EvalIndex = ray.get(index) if isinstance(index, ray.ObjectRef) else index
-        self.column = column
-        self.knobs = knobs
-
-    def __call__(self, table: Any) -> Any:
-        import pyarrow as pa
-
-        rows = rows_of_table(table, self.column)
-        for pos, row in enumerate(rows):
-            row[_POS] = pos  # a key no rule reads: tells which rows were kept
-        kept, report = decontaminate(rows, self.index, **self.knobs)
-        flags = [False] * len(rows)
-        for row in kept:
-            flags[row[_POS]] = True
-        reports: list[str | None] = [None] * len(rows)
-        if rows:
-            reports[0] = json.dumps(report)
-        table = table.append_column(_KEPT, pa.array(flags, pa.bool_()))
-        return table.append_column(_REPORT, pa.array(reports, pa.string()))
+    ray = require_ray()
+    eval_index: EvalIndex = ray.get(index) if isinstance(index, ray.ObjectRef) else index
+    rows = rows_of_table(table, column)
+    for pos, row in enumerate(rows):
+        row[_POS] = pos  # a key no rule reads: tells which rows were kept
+    kept, report = decontaminate(rows, eval_index, **knobs)
+    flags = [False] * len(rows)
+    for row in kept:
+        flags[row[_POS]] = True
+    reports: list[str | None] = [None] * len(rows)
+    if rows:
+        reports[0] = json.dumps(report)
+    table = table.append_column(_KEPT, pa.array(flags, pa.bool_()))
+    return table.append_column(_REPORT, pa.array(reports, pa.string()))
 
 
 def _block_reports(table: Any) -> list[str]:
@@ -78,8 +73,6 @@ def decontaminate_dataset(
     similarity: float = 0.85,
     column: str | None = None,
     output: str | PathLike[str] | None = None,
-    output_format: str = "parquet",
-    actors: int = 2,
     batch_size: int = 4096,
 ) -> tuple[Any, dict[str, Any]]:
     """Return ``(kept, report)`` for a Ray Dataset: the same rows and report as one process.
@@ -95,10 +88,8 @@ def decontaminate_dataset(
         similarity: the semantic rule's threshold.
         column: the column holding each row as JSON text (``ray.data.read_text`` gives
             ``"text"``); None: the dataset's columns are the row.
-        output: a directory to write the kept rows to (the returned Dataset is then the
-            written rows read back lazily); None: return them as a Dataset.
-        output_format: ``"parquet"`` or ``"json"`` (JSON lines) for ``output``.
-        actors: actors in the ``map_batches`` pool, each holding one copy of the index.
+        output: a directory to write the kept rows to as Parquet (the returned Dataset is
+            then the written rows read back lazily); None: return them as a Dataset.
         batch_size: rows per batch.
 
     Returns:
@@ -106,8 +97,7 @@ def decontaminate_dataset(
         :func:`whileai.simulations.decontaminate` over the whole dataset.
 
     Raises:
-        ConfigError: ``rows`` is not a Ray Dataset, a knob is out of range, or an unknown
-            ``output_format``.
+        ConfigError: ``rows`` is not a Ray Dataset, or a knob is out of range.
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
 
     >>> decontaminate_dataset.__name__  # a Ray cluster example is in docs/scale.md
@@ -116,18 +106,14 @@ def decontaminate_dataset(
     ray = require_ray()
     if not is_dataset(rows):
         raise ConfigError(f"rows must be a ray.data.Dataset, got {type(rows).__name__}")
-    if output_format not in ("parquet", "json"):
-        raise ConfigError(f"output_format must be 'parquet' or 'json', got {output_format!r}")
     index = against if isinstance(against, EvalIndex) else build_eval_index(against, n=n)
     knobs = {"n": n, "fields": tuple(fields), "overlap": overlap, "embedder": embedder,
              "similarity": similarity, "chunk_size": batch_size}
     decontaminate([], index, **knobs)  # the knobs' errors, raised here before any work
-    with ordered():
-        checked = rows.map_batches(
-            _Check, batch_format="pyarrow", batch_size=batch_size,
-            fn_constructor_args=(ray.put(index), column, knobs),
-            compute=ray.data.ActorPoolStrategy(size=max(1, actors)),
-        ).materialize()
+    checked = in_order(rows.map_batches(
+        _check, batch_format="pyarrow", batch_size=batch_size,
+        fn_args=(ray.put(index), column, knobs),
+    )).materialize()
     # The reports ride on the blocks, read where they live (in dataset order, no CPU held).
     reader = ray.remote(num_cpus=0)(_block_reports)
     per_block = ray.get([reader.remote(ref) for ref in checked.to_arrow_refs()])
@@ -136,11 +122,7 @@ def decontaminate_dataset(
     kept = checked.map_batches(_kept, batch_format="pyarrow")
     if output is not None:
         path = str(output)
-        if output_format == "parquet":
-            kept.write_parquet(path)
-            kept = ray.data.read_parquet(path)
-        else:
-            kept.write_json(path)
-            kept = ray.data.read_json(path)
+        kept.write_parquet(path)
+        kept = ray.data.read_parquet(path)
         report["output"] = path
     return kept, report

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.scale._ray import is_dataset, ordered, require_ray, rows_of_table
+from whileai.scale._ray import in_order, is_dataset, require_ray, rows_of_table
 from whileai.simulations.clean.hack_scan import hack_scan
 
 __all__ = ["hack_scan_dataset"]
@@ -72,10 +72,9 @@ def hack_scan_dataset(
     if unknown:
         raise TypeError(f"hack_scan_dataset got unknown keywords {unknown}; valid: {sorted(valid)}")
     collected: list[dict[str, Any]] = []
-    with ordered():
-        encoded = rows.map_batches(_encode, batch_format="pyarrow", batch_size=batch_size,
-                                   fn_kwargs={"column": column})
-        for batch in encoded.iter_batches(batch_format="pyarrow", batch_size=batch_size):
-            collected.extend(json.loads(t) for t in batch.column(_ROW).to_pylist())
+    encoded = in_order(rows.map_batches(_encode, batch_format="pyarrow", batch_size=batch_size,
+                                        fn_kwargs={"column": column}))
+    for batch in encoded.iter_batches(batch_format="pyarrow", batch_size=batch_size):
+        collected.extend(json.loads(t) for t in batch.column(_ROW).to_pylist())
     return hack_scan(collected, endorsed, features, **knobs)
 
