@@ -108,7 +108,7 @@ def decontaminate_dataset(
         raise ConfigError(f"rows must be a ray.data.Dataset, got {type(rows).__name__}")
     index = against if isinstance(against, EvalIndex) else build_eval_index(against, n=n)
     knobs = {"n": n, "fields": tuple(fields), "overlap": overlap, "embedder": embedder,
-             "similarity": similarity, "chunk_size": batch_size}
+             "similarity": similarity, "chunk_size": batch_size, "progress": False}
     decontaminate([], index, **knobs)  # the knobs' errors, raised here before any work
     checked = in_order(rows.map_batches(
         _check, batch_format="pyarrow", batch_size=batch_size,

@@ -51,7 +51,7 @@ def hack_scan_dataset(
             ``"text"``: use it for rows with nested steps, which Arrow would pad).
         batch_size: rows per batch read from the cluster.
         **knobs: the other keywords of ``hack_scan`` (``reward``, ``n_perm``, ``min_obs``,
-            ``alpha``, ``seed``, ``auto``, ``top``, ``kinds``).
+            ``alpha``, ``seed``, ``auto``, ``top``, ``kinds``, ``progress``).
 
     Returns:
         The report, equal to ``hack_scan`` over the same rows in dataset order.
@@ -67,7 +67,7 @@ def hack_scan_dataset(
     require_ray()
     if not is_dataset(rows):
         raise ConfigError(f"rows must be a ray.data.Dataset, got {type(rows).__name__}")
-    valid = {"reward", "n_perm", "min_obs", "alpha", "seed", "auto", "top", "kinds"}
+    valid = {"reward", "n_perm", "min_obs", "alpha", "seed", "auto", "top", "kinds", "progress"}
     unknown = sorted(set(knobs) - valid)
     if unknown:
         raise TypeError(f"hack_scan_dataset got unknown keywords {unknown}; valid: {sorted(valid)}")
