@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server,hf
+TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server,hf,ray
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean \

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -90,3 +92,54 @@ def platform_key(platform_server: Any, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
     monkeypatch.setenv("WHILEAI_API_KEY", minted)
     return minted
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One local Ray cluster (2 CPUs) for the whole session, its files under a temp dir.
+
+    Skipped under ``WHILEAI_PURE=1`` (the adapters call the same kernels the other tests cover
+    on both backends; a second cluster start would only cost time) and without the ray extra.
+    No usage report, no dashboard, loopback only; HOME and Ray's temp dir point into tmp.
+    """
+    if os.environ.get("WHILEAI_PURE") == "1":
+        pytest.skip("Ray adapters run in the native pass only (the kernels are covered on both)")
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+    root = tmp_path_factory.mktemp("ray")
+    (root / "home").mkdir()
+    patch = pytest.MonkeyPatch()
+    # A loopback-only test cluster: no usage report, no auth token written under a home dir.
+    for name, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_TMPDIR", str(root)),
+                        ("HOME", str(root / "home")), ("RAY_AUTH_MODE", "disabled"),
+                        ("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")):
+        patch.setenv(name, value)
+    try:
+        _start_ray(ray, root)
+        from whileai.scale._ray import require_ray
+
+        require_ray().data.DataContext.get_current().enable_progress_bars = False
+        yield ray
+    finally:
+        with warnings.catch_warnings():  # Ray drops Popen handles of helpers it has stopped
+            warnings.simplefilter("ignore", ResourceWarning)
+            ray.shutdown()
+            gc.collect()
+        patch.undo()
+
+
+def _start_ray(ray: Any, root: Path, attempts: int = 3) -> None:
+    """``ray.init`` with retries: on a loaded machine the raylet can give up waiting (30 s) for
+    its metrics agent; after the last attempt the Ray tests skip, saying so."""
+    for attempt in range(attempts):
+        try:
+            with warnings.catch_warnings():  # Ray's start leaves /dev/null handles to the GC
+                warnings.simplefilter("ignore", ResourceWarning)
+                ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(root),
+                         _node_ip_address="127.0.0.1", log_to_driver=False,
+                         configure_logging=False)
+                gc.collect()
+            return
+        except Exception as exc:  # Ray raises a bare Exception for a start-up time-out
+            ray.shutdown()
+            if attempt == attempts - 1:
+                pytest.skip(f"a local Ray cluster did not start ({exc}); machine overloaded?")

@@ -8,6 +8,7 @@ directory of the block before it instead: the one line a reader needs to know wh
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # Pages whose examples talk to the platform (skipped when the server extra is missing).
 NEEDS_SERVER = {"platform.md"}
+# Pages whose examples need a Ray cluster (the session's local one; skipped without the ray
+# extra and under WHILEAI_PURE=1, like the other Ray tests).
+NEEDS_RAY = {"scale.md"}
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 CONTINUES = "# continues the block above"
 
@@ -65,6 +69,10 @@ def test_doc_example_runs(example: Example, tmp_path: Path, monkeypatch: pytest.
         server = request.getfixturevalue("platform_server")
         monkeypatch.setenv("WHILEAI_BASE_URL", server.url)
         monkeypatch.setenv("WHILEAI_API_KEY", server.key(f"docs-{tmp_path.name}"))
+    if example.page.name in NEEDS_RAY:
+        request.getfixturevalue("ray_cluster")
+        # Ray leaves its log files and helper-process handles to the GC: not this page's.
+        warnings.simplefilter("ignore", ResourceWarning)
     namespace: dict[str, object] = {"__name__": f"doc_{example.page.stem}"}
     for offset, block in enumerate(example.blocks):
         label = f"{example.page.name} block {example.first + offset}"

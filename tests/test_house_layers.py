@@ -32,7 +32,9 @@ UPPER = tuple(f"whileai.simulations.{stage}" for stage in STAGES)
 # Above the stages: what runs them (simulate and its engine, the result objects, the CLI).
 TOP = ("whileai.simulations.run", "whileai.simulations.simulation",
        "whileai.simulations.from_traces", "whileai.simulations.data",
-       "whileai.simulations.verify", "whileai.cli", "whileai.commands")
+       "whileai.simulations.verify", "whileai.cli", "whileai.commands", "whileai.scale")
+# Past one machine: the Ray adapters sit above everything and are the only code importing Ray.
+SCALE = "whileai.scale"
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -181,3 +183,27 @@ def test_stages_import_nothing_that_runs_them(stage: str) -> None:
     wrong = sorted(f"{m} -> {d}" for m in members for d in GRAPH[m]
                    if any(_within(d, top) for top in TOP) or d in ROOTS[1:])
     assert wrong == []
+
+
+def test_nothing_imports_the_ray_adapters() -> None:
+    assert any(_within(m, SCALE) for m in GRAPH), f"{SCALE} is not in the package any more"
+    wrong = sorted(f"{m} -> {d}" for m in GRAPH if not _within(m, SCALE) for d in GRAPH[m]
+                   if _within(d, SCALE))
+    assert wrong == []
+
+
+def _imports_ray(module: str) -> bool:
+    """Does ``module`` import ``ray`` (or a submodule) anywhere in its code?"""
+    tree = ast.parse(MODULES[module][0].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        if any(n == "ray" or n.startswith("ray.") for n in names):
+            return True
+    return False
+
+
+def test_only_the_adapters_import_ray() -> None:
+    """The core never imports Ray: only whileai.scale does (lazily, inside its functions)."""
+    assert _imports_ray("whileai.scale._ray")  # the reader is not blind
+    assert sorted(m for m in MODULES if not _within(m, SCALE) and _imports_ray(m)) == []

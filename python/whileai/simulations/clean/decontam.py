@@ -28,7 +28,7 @@ from __future__ import annotations
 import gc
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from os import PathLike
 from typing import Any
 
@@ -40,7 +40,13 @@ from whileai.simulations.clean.decontam_stream import passthrough, row_batches
 from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.progress import Progress
 
-__all__ = ["RULES", "build_eval_index", "decontaminate", "format_decontamination"]
+__all__ = [
+    "RULES",
+    "build_eval_index",
+    "decontaminate",
+    "format_decontamination",
+    "merge_decontamination",
+]
 
 RULES = ("same_task", "verbatim", "near", "semantic")
 _EXAMPLES = 5
@@ -377,6 +383,62 @@ def _notes(report: dict[str, Any], index: EvalIndex, semantic: bool) -> None:
         )
     if semantic:
         notes.append(_CALIBRATION_NOTE.format(s=report["similarity"], e=report["embedder"]))
+
+
+def merge_decontamination(parts: Sequence[dict[str, Any]], index: EvalIndex) -> dict[str, Any]:
+    """Return the report of a whole row stream from the reports of its consecutive slices.
+
+    Each part is what :func:`decontaminate` returned for one slice, given in stream order and
+    made with the same knobs against ``index``; the result equals the report of one call over
+    the slices joined (counts summed, example row numbers offset by the rows before them, the
+    first examples kept, the rate and notes recomputed). The Ray adapter merges with this.
+
+    Args:
+        parts: the slices' reports, in stream order (at least one).
+        index: the eval index every slice was checked against.
+
+    Returns:
+        The merged report.
+
+    Raises:
+        ConfigError: no parts, or parts made with different knobs.
+
+    >>> idx = build_eval_index([{"prompt": "where is my order 4412"}])
+    >>> rows = [{"prompt": "Refund my blender"}, {"prompt": "Where is my order 4412?"}]
+    >>> parts = [decontaminate([r], against=idx)[1] for r in rows]
+    >>> merge_decontamination(parts, idx) == decontaminate(rows, against=idx)[1]
+    True
+    """
+    if not parts:
+        raise ConfigError("merge_decontamination needs at least one report")
+    knobs = ("n", "overlap", "similarity", "embedder", "fields", "output", "eval")
+    first = parts[0]
+    for k, part in enumerate(parts):
+        odd = [key for key in knobs if part.get(key) != first.get(key)]
+        if odd:
+            raise ConfigError(f"report {k} was made with other {', '.join(odd)} than report 0")
+    merged = {**first, "examples": [], "notes": []}
+    for key in ("rows", "kept", "short_texts"):
+        merged[key] = sum(int(p[key]) for p in parts)
+    merged["by_rule"] = {rule: sum(int(p["by_rule"][rule]) for p in parts) for rule in RULES}
+    merged["by_field"] = {
+        field: {rule: sum(int(p["by_field"][field][rule]) for p in parts) for rule in counts}
+        for field, counts in first["by_field"].items()
+    }
+    merged["missing"] = {f: sum(int(p["missing"][f]) for p in parts) for f in first["missing"]}
+    offset = 0
+    for part in parts:
+        for example in part["examples"]:
+            if len(merged["examples"]) < _EXAMPLES:
+                merged["examples"].append({**example, "index": offset + example["index"]})
+        offset += int(part["rows"])
+    total = merged["rows"]
+    merged["dropped"] = total - merged["kept"]
+    merged["rate"] = round(merged["dropped"] / total, 4) if total else 0.0
+    merged["verbatim"] = merged["by_rule"]["verbatim"]
+    merged["near"] = merged["by_rule"]["near"]
+    _notes(merged, index, first.get("embedder") is not None)
+    return merged
 
 
 def format_decontamination(report: dict[str, Any]) -> str:
