@@ -19,13 +19,11 @@ OUT = Path(__file__).parent / "out"
 
 
 def migrate(path: Path) -> list[dict]:
-    """Legacy rows to schema v1: normalise the shape, rename the reward, stamp the version."""
+    """Legacy rows to schema v1: normalise the shape (reward included), stamp the version."""
     legacy = zps.load_rows(path)
     versions = {zps.schema_version_of(r) for r in legacy}
     rows = []
-    for row in zps.load_traces(legacy):  # tool_trace/output/messages -> steps/final_text
-        if "score" in row:
-            row["reward"] = float(row.pop("score"))
+    for row in zps.load_traces(legacy):  # tool_trace/output/messages/score -> v1 names
         rows.append({**row, "schema_version": zps.SCHEMA_VERSION})
     check = zps.check_rows(rows)
     print(f"migrated {len(legacy)} rows from schema {sorted(versions)} to "
