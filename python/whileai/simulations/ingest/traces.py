@@ -4,8 +4,8 @@ A trace is a plain row dict: ``prompt`` (the ask), ``steps`` (tool calls and lat
 ``final_text``, and an optional 0/1 ``reward``. Exports from other stacks spell these
 differently, so :func:`load_traces` also accepts ``tool_trace``/``trace`` for ``steps``,
 ``final``/``output``/``response`` for ``final_text``, ``score`` for ``reward``, rows that
-carry only OpenAI-style ``messages``, and free-form step shapes. Rows with neither an ask nor steps are dropped;
-:func:`normalize_traces` says how many, and why.
+carry only OpenAI-style ``messages``, and free-form step shapes. Rows with neither an ask nor
+steps are dropped; :func:`normalize_traces` says how many, and why.
 
 >>> rows = load_traces([{"prompt": "where is 4412", "trace": [{"tool": "get_order",
 ...     "arguments": {"order_id": "4412"}, "result": {"error": "timeout"}}],
