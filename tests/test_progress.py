@@ -329,3 +329,16 @@ def test_a_pipe_with_quiet_gets_nothing(files: Path) -> None:
                        files, tty=True)
     assert "decontaminate:" not in err
     assert "30 rows" in out
+
+
+def test_rows_check_and_export_count_rows_on_a_terminal_and_stay_quiet_on_request(
+        files: Path) -> None:
+    for args, label in ((["rows", "check", "train.jsonl"], "rows check"),
+                        (["rows", "export", "train.jsonl", "-o", "public.jsonl"], "rows export")):
+        out, err, code = _cli(args, files, tty=True)
+        assert code == 0, out + err
+        assert f"\r{label}: 30 rows in " in err
+        assert label not in out
+        out, err, code = _cli([*args, "--quiet"], files, tty=True)
+        assert code == 0
+        assert label not in err

@@ -179,3 +179,32 @@ def test_endpoint_limit_holds_across_the_cluster(ray: Any) -> None:
     assert len(data) == 16
     stats = ray.get(slots.stats.remote())
     assert stats == {"limit": 1, "out": 0, "peak": 1}
+
+
+def test_adapters_count_their_work_on_a_progress_line(ray: Any, monkeypatch: Any) -> None:
+    import io
+
+    import whileai.scale.decontam as scale_decontam
+    import whileai.scale.simulate as scale_simulate
+    from whileai.scale import decontaminate_dataset, simulate_sharded
+    from whileai.simulations.progress import Progress
+
+    lines: list[Progress] = []
+
+    def recording(*args: Any, **kwargs: Any) -> Progress:
+        lines.append(Progress(*args, **{**kwargs, "stream": io.StringIO()}))
+        return lines[-1]
+
+    monkeypatch.setattr(scale_simulate, "Progress", recording)
+    monkeypatch.setattr(scale_decontam, "Progress", recording)
+    agent = zps.seeded_agent(TOOLS)
+    kw: dict[str, Any] = {"tools": TOOLS, "system_prompt": "Help.", "simulator": False}
+    plan = zps.simulate(agent, budget=12, repeats=2, progress=False, **kw)
+    simulate_sharded(agent, tasks=plan, shards=3, **kw)
+    rows = _train_rows(300)
+    _, want = zps.decontaminate(rows, EVALS, progress=False)
+    decontaminate_dataset(ray.data.from_items(rows, override_num_blocks=3), EVALS)
+    shards, checked = lines
+    assert (shards.label, shards.done, shards.target, shards.enabled) == \
+        ("simulate shards", 3, 3, True)
+    assert (checked.done, checked.counts["dropped"]) == (300, want["dropped"])

@@ -125,6 +125,17 @@ def test_reward_kept_only_when_clean(value: object, kept: float | None) -> None:
         assert load.rewards_rejected == 1
 
 
+def test_score_is_read_as_the_reward_unless_a_reward_is_there() -> None:
+    load = normalize_traces([{"prompt": "p", "score": 1}, {"prompt": "q", "score": 0.4},
+                             {"prompt": "r", "reward": 0, "score": 1}])
+    legacy, partial, both = load.rows
+    assert legacy["reward"] == 1.0
+    assert "score" not in legacy
+    assert (partial.get("reward"), partial["raw_reward"]) == (None, 0.4)
+    assert (both["reward"], both["score"]) == (0.0, 1)
+    assert load.rewards_rejected == 1
+
+
 def test_rows_without_ask_or_steps_are_dropped_and_counted() -> None:
     load = normalize_traces([{"final_text": "orphan answer"}, None, "x", {"prompt": "  "},
                              {"steps": [{"tool": "t"}]}])

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from whileai.commands.manners import add_quiet
 from whileai.errors import ConfigError
 from whileai.simulations.duplicates import drop_duplicates
 from whileai.simulations.io import read_jsonl, write_jsonl
+from whileai.simulations.progress import track
 from whileai.simulations.rows import check_rows, export_row, format_row_check
 
 
@@ -23,6 +25,7 @@ def register(sub: Any) -> None:
                                       "rollout appears twice.")
     check.add_argument("path", help="a .jsonl (or .jsonl.gz) file of rows")
     check.add_argument("--examples", type=int, default=5, help="invalid rows to show")
+    add_quiet(check)
     check.set_defaults(func=run_check)
     export = actions.add_parser(
         "export", help="write rows without privileged data or vectors, stamped schema v1",
@@ -32,13 +35,15 @@ def register(sub: Any) -> None:
     export.add_argument("target", nargs="?", default=None,
                         help="the JSONL file to write (replaced atomically); or use -o")
     export.add_argument("-o", "--output", default=None, help="the JSONL file to write")
+    add_quiet(export)
     export.set_defaults(func=run_export)
 
 
 def run_check(args: argparse.Namespace) -> int:
     """Print the check report; exit 1 when any line or row is bad."""
     reader = read_jsonl(args.path, strict=False)
-    report = check_rows(reader, examples=args.examples)
+    lines = track(reader, "rows check", enabled=not args.quiet)
+    report = check_rows(lines, examples=args.examples)
     print(format_row_check(report))
     if reader.skipped:
         print(f"lines that are not a JSON object: {reader.skipped}")
@@ -52,7 +57,8 @@ def run_export(args: argparse.Namespace) -> int:
     if (args.target is None) == (args.output is None):
         raise ConfigError("rows export: name the file to write once, as TARGET or -o/--output")
     target = args.target or args.output
-    rows, dropped = drop_duplicates(read_jsonl(args.source))
+    rows, dropped = drop_duplicates(track(read_jsonl(args.source), "rows export",
+                                          enabled=not args.quiet))
     count = write_jsonl(target, (export_row(row) for row in rows))
     print(f"exported {count} rows to {target}"
           + (f" ({dropped} duplicate rows dropped)" if dropped else ""))

@@ -25,6 +25,7 @@ from whileai.simulations.clean.decontam import (
     merge_decontamination,
 )
 from whileai.simulations.clean.decontam_index import EvalIndex
+from whileai.simulations.progress import Progress
 
 __all__ = ["decontaminate_dataset"]
 
@@ -74,6 +75,7 @@ def decontaminate_dataset(
     column: str | None = None,
     output: str | PathLike[str] | None = None,
     batch_size: int = 4096,
+    progress: bool = True,
 ) -> tuple[Any, dict[str, Any]]:
     """Return ``(kept, report)`` for a Ray Dataset: the same rows and report as one process.
 
@@ -91,6 +93,8 @@ def decontaminate_dataset(
         output: a directory to write the kept rows to as Parquet (the returned Dataset is
             then the written rows read back lazily); None: return them as a Dataset.
         batch_size: rows per batch.
+        progress: a ``decontaminate (ray)`` line on stderr (the check, then rows and drops)
+            and Ray Data's own per-operator bars; False silences both.
 
     Returns:
         ``(kept, report)``: a Dataset of the kept rows (columns as given) and the report of
@@ -110,15 +114,23 @@ def decontaminate_dataset(
     knobs = {"n": n, "fields": tuple(fields), "overlap": overlap, "embedder": embedder,
              "similarity": similarity, "chunk_size": batch_size, "progress": False}
     decontaminate([], index, **knobs)  # the knobs' errors, raised here before any work
-    checked = in_order(rows.map_batches(
+    mapped = in_order(rows.map_batches(
         _check, batch_format="pyarrow", batch_size=batch_size,
         fn_args=(ray.put(index), column, knobs),
-    )).materialize()
-    # The reports ride on the blocks, read where they live (in dataset order, no CPU held).
-    reader = ray.remote(num_cpus=0)(_block_reports)
-    per_block = ray.get([reader.remote(ref) for ref in checked.to_arrow_refs()])
-    parts = [json.loads(t) for texts in per_block for t in texts]
-    report = merge_decontamination(parts, index) if parts else decontaminate([], index, **knobs)[1]
+    ))
+    mapped.context.enable_progress_bars = progress  # Ray Data's bars follow progress= too
+    with Progress("decontaminate (ray)", None, enabled=progress) as line:
+        line.stage("checking batches on the cluster")
+        checked = mapped.materialize()
+        # The reports ride on the blocks, read where they live (in dataset order, no CPU held).
+        reader = ray.remote(num_cpus=0)(_block_reports)
+        per_block = ray.get([reader.remote(ref) for ref in checked.to_arrow_refs()])
+        parts = [json.loads(t) for texts in per_block for t in texts]
+        report = (merge_decontamination(parts, index) if parts
+                  else decontaminate([], index, **knobs)[1])
+        line.stage("merged", unit="rows")
+        line.update(int(report.get("rows", 0)),
+                    dropped=int(report.get("rows", 0)) - int(report.get("kept", 0)))
     kept = checked.map_batches(_kept, batch_format="pyarrow")
     if output is not None:
         path = str(output)

@@ -26,6 +26,7 @@ from whileai.scale._ray import require_ray
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import is_model_spec
 from whileai.simulations.io import load_rows
+from whileai.simulations.progress import Progress
 from whileai.simulations.rows import task_key
 from whileai.simulations.simulation import simulate
 
@@ -93,6 +94,7 @@ def simulate_sharded(
     output: str | os.PathLike[str] | None = None,
     endpoint_limit: int | None = None,
     endpoint: str | None = None,
+    progress: bool = True,
     **kwargs: Any,
 ) -> SimulationData:
     """Play a run's tasks on Ray workers, ``shards`` ways; the rows equal one process's.
@@ -108,6 +110,8 @@ def simulate_sharded(
         endpoint_limit: the most rollouts in flight against the agent's endpoint across the
             whole cluster (a Ray actor semaphore); None: each shard's own concurrency.
         endpoint: the name the limit is kept under; default: the agent's model spec string.
+        progress: a ``simulate shards: done/total`` line on stderr as shards finish (the
+            shards themselves play silently).
         **kwargs: the other keywords of ``simulate`` (``tools``, ``system_prompt``,
             ``repeats``, ``budget``, ``advanced``, ``grader``, ...).
 
@@ -127,7 +131,6 @@ def simulate_sharded(
     ray = require_ray()
     if isinstance(shards, bool) or not isinstance(shards, int) or shards < 1:
         raise ConfigError(f"shards must be an int >= 1, got {shards!r}")
-    kwargs.pop("progress", None)  # the shards run silently on the workers
     refused = sorted(k for k, v in kwargs.items()
                      if k == "tasks" or (k == "time_budget" and v) or (k == "until" and v
                                                                           == "saturation"))
@@ -167,7 +170,7 @@ def simulate_sharded(
     play = ray.remote(_play)
     futures = {i: play.remote(agent, part, kwargs, paths[i], slots)
                for i, part in enumerate(parts) if part}
-    results = {i: ray.get(f) for i, f in futures.items()}
+    results = _gather(ray, futures, progress)
     done = [results[i] for i in sorted(results)]
     trajectories = sorted((r for res in done for r in res[0]),
                           key=lambda r: (order[task_key(r)], int(r.get("rollout_index") or 0)))
@@ -185,6 +188,19 @@ def simulate_sharded(
         tools=list(meta.get("tools") or []),
         rubric=str(meta.get("rubric", "")),
     )
+
+
+def _gather(ray: Any, futures: dict[int, Any], progress: bool) -> dict[int, Any]:
+    """Each shard's result by shard number, counting shards on the progress line as they end."""
+    pending = {future: i for i, future in futures.items()}
+    results: dict[int, Any] = {}
+    with Progress("simulate shards", len(pending), unit="shards", enabled=progress) as line:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for future in ready:
+                results[pending.pop(future)] = ray.get(future)
+                line.advance()
+    return results
 
 
 def _shard_path(output: Path, i: int, shards: int) -> str:

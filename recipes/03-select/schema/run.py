@@ -19,14 +19,11 @@ OUT = Path(__file__).parent / "out"
 
 
 def migrate(path: Path) -> list[dict]:
-    """Legacy rows to schema v1: normalise the shape, rename the reward, stamp the version."""
+    """Legacy rows to schema v1: normalise the shape (reward included), stamp the version."""
     legacy = zps.load_rows(path)
     versions = {zps.schema_version_of(r) for r in legacy}
-    rows = []
-    for row in zps.load_traces(legacy):  # tool_trace/output/messages -> steps/final_text
-        if "score" in row:
-            row["reward"] = float(row.pop("score"))
-        rows.append({**row, "schema_version": zps.SCHEMA_VERSION})
+    # tool_trace/output/messages/score -> steps/final_text/reward, then the version stamp
+    rows = [{**row, "schema_version": zps.SCHEMA_VERSION} for row in zps.load_traces(legacy)]
     check = zps.check_rows(rows)
     print(f"migrated {len(legacy)} rows from schema {sorted(versions)} to "
           f"{zps.SCHEMA_VERSION}: {check['valid']} valid, {check['invalid']} invalid")

@@ -3,9 +3,9 @@
 A trace is a plain row dict: ``prompt`` (the ask), ``steps`` (tool calls and later turns),
 ``final_text``, and an optional 0/1 ``reward``. Exports from other stacks spell these
 differently, so :func:`load_traces` also accepts ``tool_trace``/``trace`` for ``steps``,
-``final``/``output``/``response`` for ``final_text``, rows that carry only OpenAI-style
-``messages``, and free-form step shapes. Rows with neither an ask nor steps are dropped;
-:func:`normalize_traces` says how many, and why.
+``final``/``output``/``response`` for ``final_text``, ``score`` for ``reward``, rows that
+carry only OpenAI-style ``messages``, and free-form step shapes. Rows with neither an ask nor
+steps are dropped; :func:`normalize_traces` says how many, and why.
 
 >>> rows = load_traces([{"prompt": "where is 4412", "trace": [{"tool": "get_order",
 ...     "arguments": {"order_id": "4412"}, "result": {"error": "timeout"}}],
@@ -42,6 +42,7 @@ __all__ = [
 
 _STEP_ALIASES = ("steps", "tool_trace", "trace")
 _FINAL_ALIASES = ("final_text", "final", "output", "response", "outputs")
+_REWARD_ALIASES = ("reward", "score")
 _ASK_ALIASES = ("prompt", "input", "question", "query", "instruction", "ask", "inputs")
 # Inside a dict-valued ask or answer (``{"inputs": {"question": ...}}``), the keys looked at.
 _ASK_INNER = ("prompt", "input", "question", "query", "text", "content", "messages")
@@ -156,6 +157,9 @@ def normalize_trace(row: Any) -> tuple[dict[str, Any] | None, str, StepCounts, b
     if not prompt.strip() and not steps:
         return None, "no_ask_or_steps", counts, False
     out["prompt"], out["steps"], out["final_text"] = prompt, steps, final_text
+    reward_key, _ = _first_present(out, _REWARD_ALIASES)
+    if reward_key is not None and reward_key != "reward":
+        out["reward"] = out.pop(reward_key)
     rejected = False
     if "reward" in out:
         reward = coerce_reward(out["reward"])
