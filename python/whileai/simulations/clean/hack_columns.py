@@ -16,14 +16,12 @@ values.
 
 from __future__ import annotations
 
-import math
 from array import array
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.clean.hack_features import AUTO_TOP
-from whileai.simulations.clean.trace_flags import trace_flags
+from whileai.simulations.clean.hack_features import AUTO_TOP, row_extras
 
 __all__ = ["Column", "feature_columns"]
 
@@ -85,27 +83,8 @@ def feature_columns(
             put("truncated", i, 1.0)
         for name in dict.fromkeys(tools):
             put(f"tool:{name}", i, 1.0)
-        logprob, n_tokens = row.get("logprob"), row.get("n_tokens")
-        if isinstance(logprob, (int, float)) and isinstance(n_tokens, int) and n_tokens > 0:
-            put("logprob_mean", i, float(logprob) / n_tokens)
-        markers = row.get("markers")
-        if isinstance(markers, dict):
-            for name, value in markers.items():
-                number = isinstance(value, (int, float)) and not isinstance(value, bool)
-                if number and math.isfinite(value):
-                    put(f"marker:{name}", i, float(value))
-        for flag in trace_flags(row, kinds=trace_kinds):
-            put(f"trace:{flag['flag']}", i, 1.0)
-        for name, fn in (features or {}).items():
-            value = fn(row)
-            if isinstance(value, bool):
-                value = float(value)
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise TypeError(
-                    f"features[{name!r}] returned {value!r} for a row; return a finite number "
-                    "or bool"
-                )
-            put(f"user:{name}", i, float(value))
+        for name, value in row_extras(row, features, trace_kinds):
+            put(name, i, value)
     counts, vocab, ptr, members = _backend.hack_text_features(
         texts, final_chars, top if auto else 0
     )

@@ -23,9 +23,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
+
+from whileai.simulations.clean.trace_flags import trace_flags
 
 __all__ = [
     "AUTO_TOP",
@@ -33,6 +35,7 @@ __all__ = [
     "auto_features",
     "auto_terms",
     "hand_features",
+    "row_extras",
     "tool_names",
     "trajectory_key",
 ]
@@ -98,6 +101,44 @@ def _truncated(row: Mapping[str, Any]) -> bool:
     )
 
 
+def row_extras(
+    row: Mapping[str, Any],
+    features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
+    trace_kinds: Mapping[str, str] | None,
+) -> Iterator[tuple[str, float]]:
+    """The features only the row dict holds: mean logprob, markers, trace flags, the caller's own.
+
+    Shared by ``hand_features`` and the column builder (``hack_columns``), so both read a row the
+    same way.
+
+    Raises:
+        TypeError: a caller's feature returned something other than a finite number or bool.
+
+    >>> dict(row_extras({"markers": {"polite": 1, "tag": "x"}}, None, None))
+    {'marker:polite': 1.0}
+    """
+    logprob, n_tokens = row.get("logprob"), row.get("n_tokens")
+    if isinstance(logprob, (int, float)) and isinstance(n_tokens, int) and n_tokens > 0:
+        yield "logprob_mean", float(logprob) / n_tokens
+    markers = row.get("markers")
+    if isinstance(markers, dict):
+        for name, value in markers.items():
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if number and math.isfinite(value):
+                yield f"marker:{name}", float(value)
+    for flag in trace_flags(row, kinds=trace_kinds):
+        yield f"trace:{flag['flag']}", 1.0
+    for name, fn in (features or {}).items():
+        value = fn(row)
+        if isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise TypeError(
+                f"features[{name!r}] returned {value!r} for a row; return a finite number or bool"
+            )
+        yield f"user:{name}", float(value)
+
+
 def hand_features(
     row: Mapping[str, Any],
     features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
@@ -123,28 +164,7 @@ def hand_features(
     }
     for name in tools:
         out[f"tool:{name}"] = 1.0
-    logprob, n_tokens = row.get("logprob"), row.get("n_tokens")
-    if isinstance(logprob, (int, float)) and isinstance(n_tokens, int) and n_tokens > 0:
-        out["logprob_mean"] = float(logprob) / n_tokens
-    markers = row.get("markers")
-    if isinstance(markers, dict):
-        for name, value in markers.items():
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if number and math.isfinite(value):
-                out[f"marker:{name}"] = float(value)
-    from whileai.simulations.clean.trace_flags import trace_flags
-
-    for flag in trace_flags(row, kinds=trace_kinds):
-        out[f"trace:{flag['flag']}"] = 1.0
-    for name, fn in (features or {}).items():
-        value = fn(row)
-        if isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise TypeError(
-                f"features[{name!r}] returned {value!r} for a row; return a finite number or bool"
-            )
-        out[f"user:{name}"] = float(value)
+    out.update(row_extras(row, features, trace_kinds))
     return {k: v for k, v in out.items() if v != 0.0}
 
 
