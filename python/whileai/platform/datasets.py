@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from whileai._gc import paused_gc
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
 from whileai.platform.jsonl import check_block, parse_chunks, split_complete
@@ -281,9 +282,10 @@ def _download(conn: Connection, manifest: dict[str, Any], dataset_id: str,
               path: str | os.PathLike[str] | None, line: Progress) -> Any:
     if path is None:
         rows: list[dict[str, Any]] = []
-        for part in manifest["parts"]:
-            where = f"{dataset_id} part {part['index']}"
-            rows.extend(parse_chunks(_part_chunks(conn, part, line), where))
+        with paused_gc():
+            for part in manifest["parts"]:
+                where = f"{dataset_id} part {part['index']}"
+                rows.extend(parse_chunks(_part_chunks(conn, part, line), where))
         return rows
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
