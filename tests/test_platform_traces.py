@@ -229,6 +229,22 @@ def test_import_hf_reads_local_parquet_jsonl_and_csv(platform_server: Any, key: 
         hf_status()
 
 
+def test_import_hf_goes_to_the_base_url_it_is_given(platform_server: Any, key: str,
+                                                     tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("datasets")
+    from whileai.platform.hub import import_hf
+
+    source = tmp_path / "rows.jsonl"
+    source.write_text(json.dumps({"prompt": "hi", "final_text": "hello"}) + "\n")
+    monkeypatch.setenv("WHILEAI_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    entry = import_hf(str(source), name="by-url", api_key=key, base_url=platform_server.url,
+                      progress=False)
+    assert entry["rows"] == 1
+    assert zps.pull(entry["datasetId"], api_key=key, base_url=platform_server.url) == [
+        {"prompt": "hi", "final_text": "hello"}]
+
+
 def test_oversized_and_inflating_bodies_get_413(tmp_path: Path) -> None:
     from platform_server import start_server
 

@@ -109,9 +109,11 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
               mode: str | None = None, agent: str | None = None,
               description: str | None = None, max_rows: int = 100_000, wait: bool = True,
               timeout: float = 900.0, poll: float = 3.0,
-              api_key: str | None = None, *, progress: bool = True) -> dict[str, Any]:
+              api_key: str | None = None, *, base_url: str | None = None,
+              progress: bool = True) -> dict[str, Any]:
     """Bring one split of a Hugging Face dataset (or a local data folder/file) onto the platform.
 
+    ``base_url`` names the server (default: ``WHILEAI_BASE_URL``, then the saved login).
     ``progress`` shows the rows as they are mapped, then the upload, on stderr (with a summary
     each); ``False`` silences them and the ``datasets`` package's own progress bars.
 
@@ -157,5 +159,5 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
     entry: dict[str, Any] = push_rows(rows, name or f"{path.name or repo}-{split}",
                                       purpose=purpose, mode=mode, agent=agent,
                                       description=about, gate=False, api_key=api_key,
-                                      progress=progress)
+                                      base_url=base_url, progress=progress)
     return entry
