@@ -68,14 +68,15 @@ recipes: $(BIN)/.test-ready
 docs: $(BIN)/.test-ready
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-# The platform tests again on PostgreSQL: a throwaway cluster (Debian's postgresql, installed
+# The platform tests and the pages again on PostgreSQL: a throwaway cluster (Debian's postgresql, installed
 # when missing) in a temp dir on a free loopback port, stopped at the end even on failure.
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql)
 
 pytest-postgres: $(BIN)/.test-ready postgres
-	tools/pg_cluster.sh run -- $(BIN)/python -m pytest tests/test_platform_*.py
+	tools/pg_cluster.sh run -- $(BIN)/python -m pytest tests/test_platform_*.py \
+	  tests/test_dashboard_pages.py
 
 # The wheel as a user gets it: built by maturin, installed with plain pip into a clean venv.
 wheel-smoke: build
