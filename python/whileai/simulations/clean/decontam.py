@@ -25,7 +25,6 @@ is written back as the line it was read from.
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,6 +32,7 @@ from os import PathLike
 from typing import Any
 
 from whileai import _backend
+from whileai._gc import paused_gc
 from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.decontam_lines import check_jsonl
@@ -332,20 +332,13 @@ def decontaminate(
     else:
         source = clean_stream()
     clean: list[dict[str, Any]] = []
-    # Millions of short-lived acyclic rows: the cyclic collector would only rescan them.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        with line:
-            if output is None:
-                clean = list(source)
-            else:
-                from whileai.simulations.io import write_jsonl
+    with paused_gc(), line:  # millions of short-lived acyclic rows: nothing for the collector
+        if output is None:
+            clean = list(source)
+        else:
+            from whileai.simulations.io import write_jsonl
 
-                write_jsonl(output, source)
-    finally:
-        if paused:
-            gc.enable()
+            write_jsonl(output, source)
     start = counter["rows"]
     report["rows"] = start
     report["dropped"] = start - report["kept"]
