@@ -136,15 +136,29 @@ def _cells(
         "error": pa.array([error], pa.string()),
         "names": pa.array([[_utf8(n) for n in names]], pa.list_(pa.binary())),
         "ptr": pa.array([ptr_out], pa.list_(pa.int64())),
-        "rows": pa.array([rows_out.tolist()], pa.list_(pa.int64())),
-        "values": pa.array([values_out.tolist()], pa.list_(pa.float64())),
+        "rows": _one_list(pa, pa.int64(), rows_out),
+        "values": _one_list(pa, pa.float64(), values_out),
     })
 
 
-def _batches(dataset: Any) -> Any:
-    """The one-row results of a pass, in dataset order, as Python dicts."""
+def _one_list(pa: Any, kind: Any, items: array[Any]) -> Any:
+    """A one-row Arrow list column holding ``items``, read from their buffer (no Python numbers)."""
+    flat = pa.Array.from_buffers(kind, len(items), [None, pa.py_buffer(items)])
+    return pa.ListArray.from_arrays(pa.array([0, len(items)], pa.int32()), flat)
+
+
+def _batches(dataset: Any, raw: Sequence[str] = ()) -> Any:
+    """The one-row results of a pass, in dataset order, as Python dicts.
+
+    The list columns named in ``raw`` come as numpy arrays read in place (no Python number per
+    cell on the driver).
+    """
     for block in dataset.iter_batches(batch_format="pyarrow", batch_size=None):
-        yield from block.to_pylist()
+        plain = block.drop_columns(list(raw)).to_pylist()
+        for i, row in enumerate(plain):
+            for name in raw:
+                row[name] = block.column(name)[i].values.to_numpy()
+            yield row
 
 
 def _vocabulary(df: Mapping[str, int], n_rows: int, top: int) -> frozenset[str]:
@@ -197,12 +211,12 @@ def scan_dataset(
     auto = bool(kw["auto"]) and kw["top"] != 0
     scan_report(lambda line: {}, [], [], {}, str, alpha=kw["alpha"], progress=False)
 
-    def run(fn: Callable[..., Any], **fn_kwargs: Any) -> Any:
+    def run(fn: Callable[..., Any], raw: Sequence[str] = (), **fn_kwargs: Any) -> Any:
         mapped = in_order(rows.map_batches(fn, batch_format="pyarrow", batch_size=batch_size,
                                            fn_kwargs={"column": column, "reward": reward,
                                                       **fn_kwargs}))
         mapped.context.enable_progress_bars = progress
-        return _batches(mapped)
+        return _batches(mapped, raw)
 
     group_of: dict[bytes, int] = {}
     groups, rewards, traj = array("q"), array("d"), bytearray()
@@ -227,14 +241,16 @@ def scan_dataset(
         line.stage("features on the cluster", len(groups))
         out: dict[str, tuple[array[int], array[float]]] = {}
         offset = 0
-        for part in run(_cells, vocab=vocab, features=features, kinds=kw["kinds"]):
+        parts = run(_cells, ("rows", "values"), vocab=vocab, features=features,
+                    kinds=kw["kinds"])
+        for part in parts:
             if part["error"] is not None:
                 raise TypeError(part["error"])
-            ptr, cells, values = part["ptr"], part["rows"], part["values"]
+            ptr, cells, values = part["ptr"], part["rows"] + offset, part["values"]
             for j, name in enumerate(map(_text, part["names"])):
                 got = out.setdefault(name, (array("q"), array("d")))
-                got[0].extend(offset + r for r in cells[ptr[j] : ptr[j + 1]])
-                got[1].extend(values[ptr[j] : ptr[j + 1]])
+                got[0].frombytes(cells[ptr[j] : ptr[j + 1]].tobytes())
+                got[1].frombytes(values[ptr[j] : ptr[j + 1]].tobytes())
             offset += part["n"]
             line.update(offset)
         return out
