@@ -19,7 +19,7 @@ merges identical columns, searches conjunctions and runs the one scan kernel: th
 single-process report by construction. Why the scan kernel runs once, on the driver: its
 correlations are float sums in row order over every ask and its floor draws one random stream
 per permutation across asks; partial sums made per ask elsewhere would round differently. The
-driver therefore holds the sparse feature matrix (non-zero cells) plus 40 bytes a row, never
+driver therefore holds the sparse feature matrix (non-zero cells) plus 32 bytes a row, never
 rows.
 """
 
