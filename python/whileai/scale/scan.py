@@ -1,36 +1,19 @@
-"""``hack_scan`` over a Ray Dataset: the rows stream to one scan, which gives the same report.
+"""``hack_scan`` over a Ray Dataset: features made on the cluster, one scan on the driver.
 
-Why the scan itself is not split: the kernel's correlations and its permutation floor are float
-sums in one documented order (asks ascending, rows ascending within an ask) over *all* asks, and
-the floor of each shuffle is a maximum over every feature of the whole pool; per-ask partial sums
-added afterwards round differently, so a split scan would not return the single-process report
-``==``. What is split is what is exact: the dataset is read, decoded and parsed where it lives
-(``map_batches`` on the cluster), and the rows reach the scan in dataset order, batch by batch,
-without the cluster ever holding them twice. See docs/scale.md ("hack_scan") for the costs.
+The rows are read, parsed and turned into feature columns where they live, in two passes
+(:mod:`whileai.scale.hack_scan`: the auto vocabulary from frequencies added across batches, then
+the sparse cells); the driver holds the feature matrix, not the rows, and runs the one scan
+kernel, so the report is the single-process report. See docs/scale.md ("hack_scan").
 """
 
 from __future__ import annotations
 
-import inspect
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from whileai.errors import ConfigError
-from whileai.scale._ray import in_order, is_dataset, require_ray, rows_of_table
-from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.scale.hack_scan import scan_dataset
 
 __all__ = ["hack_scan_dataset"]
-
-_ROW = "__whileai_row"
-
-
-def _encode(table: Any, column: str | None) -> Any:
-    """Turn each row of a batch into one JSON text (parsed JSON lines, or the given columns)."""
-    import pyarrow as pa
-
-    texts = [json.dumps(row) for row in rows_of_table(table, column)]
-    return pa.table({_ROW: pa.array(texts, pa.string())})
 
 
 def hack_scan_dataset(
@@ -65,15 +48,4 @@ def hack_scan_dataset(
     >>> hack_scan_dataset.__name__  # a Ray cluster example is in docs/scale.md
     'hack_scan_dataset'
     """
-    require_ray()
-    if not is_dataset(rows):
-        raise ConfigError(f"rows must be a ray.data.Dataset, got {type(rows).__name__}")
-    # hack_scan's own signature says which keywords it takes: refused here, before any Ray work
-    inspect.signature(hack_scan).bind_partial(None, endorsed, features, **knobs)
-    collected: list[dict[str, Any]] = []
-    encoded = in_order(rows.map_batches(_encode, batch_format="pyarrow", batch_size=batch_size,
-                                        fn_kwargs={"column": column}))
-    for batch in encoded.iter_batches(batch_format="pyarrow", batch_size=batch_size):
-        collected.extend(json.loads(t) for t in batch.column(_ROW).to_pylist())
-    return hack_scan(collected, endorsed, features, **knobs)
-
+    return scan_dataset(rows, endorsed, features, column=column, batch_size=batch_size, **knobs)

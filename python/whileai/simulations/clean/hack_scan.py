@@ -25,10 +25,10 @@ from __future__ import annotations
 import gc
 import math
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
-from whileai.simulations.clean.hack_columns import feature_columns
+from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import AUTO_TOP, trajectory_key
 from whileai.simulations.clean.hack_matrix import (
     CONJ_TOP,
@@ -40,7 +40,7 @@ from whileai.simulations.clean.hack_matrix import (
 from whileai.simulations.progress import Progress
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
-__all__ = ["TIE", "floor_tau", "hack_scan"]
+__all__ = ["TIE", "floor_tau", "hack_scan", "scan_report", "usable_rows"]
 
 TIE = 0.999  # |rho| at or above this counts as a perfect explanation
 _SOLVED_SHARE = 0.5
@@ -78,9 +78,14 @@ def floor_tau(floor: Sequence[float], alpha: float) -> float:
     return sorted(floor)[len(floor) - k]
 
 
-def _collect(
+def usable_rows(
     rows: list[dict[str, Any]], reward: str
 ) -> tuple[list[dict[str, Any]], list[int], list[float], list[str], dict[str, int]]:
+    """The rows the scan reads, with group ids, rewards and task keys, and the skipped counts.
+
+    >>> usable_rows([{"scenario_id": "a", "reward": 1.0}, {"prompt": "b"}], "reward")[1:]
+    ([0], [1.0], ['a'], {'unjudged': 1, 'invalid': 0, 'no_task': 0})
+    """
     used, groups, rewards, keys = [], [], [], []
     skipped = {"unjudged": 0, "invalid": 0, "no_task": 0}
     group_of: dict[str, int] = {}
@@ -104,7 +109,9 @@ def _collect(
     return used, groups, rewards, keys, skipped
 
 
-def _support(used: list[dict[str, Any]], groups: list[int], rewards: list[float]) -> dict[str, Any]:
+def _support(
+    trajectory: Callable[[int], Hashable], groups: Sequence[int], rewards: Sequence[float]
+) -> dict[str, Any]:
     members: dict[int, list[int]] = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
@@ -116,13 +123,13 @@ def _support(used: list[dict[str, Any]], groups: list[int], rewards: list[float]
             single += 1
         elif len(set(values)) > 1:
             mixed += 1
-            distinct.append(len({trajectory_key(used[i]) for i in rows}))
+            distinct.append(len({trajectory(i) for i in rows}))
         elif values[0] >= 0.5:
             solved += 1
         else:
             failed += 1
     return {
-        "rows": len(used),
+        "rows": len(groups),
         "asks": len(members),
         "mixed_asks": mixed,
         "solved_asks": solved,
@@ -164,13 +171,68 @@ def hack_scan(
         ``collinear``, ``cause``, ``integrity``, ``rivals``, ``inverted``, ``support``,
         ``warnings``. Print it with ``format_hack_scan``.
     """
+    _check_alpha(alpha)
+    used, groups, rewards, _keys, skipped = usable_rows(as_rows(rows), reward)
+
+    def columns(line: Progress) -> dict[str, Column]:
+        line.stage("features", len(used))
+        return feature_columns(line.counted(used), features, kinds, auto=auto, top=top)
+
+    return scan_report(
+        columns, groups, rewards, skipped, lambda i: trajectory_key(used[i]), endorsed=endorsed,
+        n_perm=n_perm, min_obs=min_obs, alpha=alpha, seed=seed, progress=progress,
+    )
+
+
+def _check_alpha(alpha: float) -> None:
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+
+
+def scan_report(
+    columns: Callable[[Progress], Mapping[str, Column]],
+    groups: Sequence[int],
+    rewards: Sequence[float],
+    skipped: Mapping[str, int],
+    trajectory: Callable[[int], Hashable],
+    *,
+    endorsed: Sequence[str] | None = None,
+    n_perm: int = 100,
+    min_obs: int = 20,
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Return ``hack_scan``'s report from the usable rows' feature columns instead of the rows.
+
+    The hand-off for a scan whose rows live elsewhere (``whileai.scale``): the caller gives
+    what :func:`usable_rows` and ``feature_columns`` would give over the same rows in the same
+    order, and gets the report ``hack_scan`` makes of them.
+
+    Args:
+        columns: ``columns(line) -> {name: (rows, values)}``, called only when an ask has mixed
+            rewards (as ``hack_scan`` builds features only then).
+        groups / rewards: each usable row's ask id (numbered by first appearance) and reward.
+        skipped: the rows left out, by cause (``usable_rows``'s counts).
+        trajectory: ``trajectory(i)`` equal for two rows exactly when they did the same thing
+            (``trajectory_key`` of the row, or a digest of it).
+        endorsed / n_perm / min_obs / alpha / seed / progress: as ``hack_scan``.
+
+    Returns:
+        The report, as ``hack_scan`` returns it.
+
+    Raises:
+        ValueError: ``alpha`` is outside (0, 1).
+
+    >>> scan_report(lambda line: {}, [0, 0], [1.0, 1.0], {}, str, min_obs=2)["regime"]
+    'pool_exhausted'
+    """
+    _check_alpha(alpha)
+    n_used = len(groups)
     ends = [e for e in (endorsed or []) if e]
     is_endorsed = (lambda name: any(e in name for e in ends)) if ends else (lambda name: False)
-    used, groups, rewards, _keys, skipped = _collect(as_rows(rows), reward)
-    support = _support(used, groups, rewards)
-    support["skipped"] = skipped
+    support = _support(trajectory, groups, rewards)
+    support["skipped"] = dict(skipped)
     report: dict[str, Any] = {
         "regime": "unknown",
         "top_feature": None,
@@ -193,25 +255,26 @@ def hack_scan(
     warnings: list[str] = report["warnings"]
     if sum(skipped.values()):
         n_skipped = sum(skipped.values())
-        warnings.append(f"{n_skipped} rows skipped (no usable reward or task): {skipped}")
+        warnings.append(
+            f"{n_skipped} rows skipped (no usable reward or task): {support['skipped']}"
+        )
     if support["mixed_asks"]:
         # The ranking allocates millions of small acyclic objects (feature dicts, cells, term
         # sets): cyclic collections during it free nothing and cost ~1/8 of the time at 100k rows.
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            with Progress("scan", len(used), enabled=progress) as line:
-                _rank(report, used, groups, rewards, is_endorsed, features, auto, top, kinds,
-                      line)
-                line.finish(len(used), features=report["n_features"])
+            with Progress("scan", n_used, enabled=progress) as line:
+                _rank(report, columns, groups, rewards, is_endorsed, line)
+                line.finish(n_used, features=report["n_features"])
         finally:
             if was_enabled:
                 gc.enable()
     ranked: list[dict[str, Any]] = report.pop("_ranked", [])
     multi = support["asks"] - support["single_asks"]
-    if len(used) < min_obs:
+    if n_used < min_obs:
         report["cause"] = "min_obs"
-        warnings.append(f"only {len(used)} usable rows (min_obs={min_obs}): regime unknown")
+        warnings.append(f"only {n_used} usable rows (min_obs={min_obs}): regime unknown")
     elif multi == 0:
         report["cause"] = "no_repeats"
         warnings.append("no ask has two or more rollouts: a within-ask scan needs repeats (k >= 2)")
@@ -231,18 +294,13 @@ def hack_scan(
 
 def _rank(
     report: dict[str, Any],
-    used: list[dict[str, Any]],
-    groups: list[int],
-    rewards: list[float],
+    make_columns: Callable[[Progress], Mapping[str, Column]],
+    groups: Sequence[int],
+    rewards: Sequence[float],
     is_endorsed: Callable[[str], bool],
-    features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
-    auto: bool,
-    top: int,
-    kinds: Mapping[str, str] | None,
     line: Progress,
 ) -> None:
-    line.stage("features", len(used))
-    columns = feature_columns(line.counted(used), features, kinds, auto=auto, top=top)
+    columns = make_columns(line)
     # A name is binary when every non-zero value it holds is 1.
     binary = {n for n, (_, values) in columns.items() if values.count(1.0) == len(values)}
     tiers = {n: _tier(n) for n in columns}
