@@ -124,30 +124,155 @@ fn sequential_mean(values: impl Iterator<Item = f64>) -> f64 {
     total / count as f64
 }
 
-/// One feature's centred contributions (row ids and values) and its correlation denominator.
-struct Feature {
-    rows: Vec<usize>,
-    values: Vec<f64>,
-    denom: f64,
+/// A row id as the caller stores it (`array('i')` or `array('q')`), or as a feature keeps it.
+pub trait RowId: Copy + Send + Sync {
+    fn index(self) -> usize;
+    fn from_index(i: usize) -> Self;
 }
 
-/// The scan: `rho` per feature, the permutation noise floor, and support per feature.
-pub fn within_group_scan(
-    input: &ScanInput<'_>,
-    n_perm: usize,
-    seed: u64,
-    search: &Conjoin<'_>,
-) -> Result<ScanOutput, CoreError> {
-    check_input(input)?;
-    check_conjoin(search.columns, input.n_features)?;
-    let n_rows = input.groups.len();
+impl RowId for i32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as i32
+    }
+}
 
-    // Mixed groups, by ascending id, each with its rows ascending.
+impl RowId for i64 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as i64
+    }
+}
+
+impl RowId for u32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as u32
+    }
+}
+
+impl RowId for usize {
+    #[inline]
+    fn index(self) -> usize {
+        self
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i
+    }
+}
+
+/// A column-major matrix with one group id and one reward per row (docs/kernels.md, "Scan").
+///
+/// Column `j`'s rows are `rows[ptr[j]..ptr[j + 1]]`, strictly ascending; its values are
+/// `values[vptr[j]..vptr[j + 1]]`, one per row, or none at all: then every value is 1.0 (a
+/// binary column stores its rows only).
+pub struct ColumnInput<'a, R> {
+    pub ptr: &'a [i64],
+    pub rows: &'a [R],
+    pub vptr: &'a [i64],
+    pub values: &'a [f64],
+    pub groups: &'a [i64],
+    pub reward: &'a [f64],
+}
+
+/// Check a column-major input, in the pure backend's order and words.
+pub fn check_columns<R: RowId + Into<i64>>(input: &ColumnInput<'_, R>) -> Result<(), CoreError> {
+    let value = |msg: String| Err(CoreError::Value(msg));
+    let n_rows = input.groups.len();
+    if input.reward.len() != n_rows {
+        return value(format!(
+            "reward has {} values but groups has {n_rows}",
+            input.reward.len()
+        ));
+    }
+    let partition = |ptr: &[i64], len: usize| {
+        ptr.first() == Some(&0)
+            && ptr.windows(2).all(|w| w[0] <= w[1])
+            && ptr.last().map(|&l| l as u64) == Some(len as u64)
+    };
+    if !partition(input.ptr, input.rows.len()) {
+        return value(format!(
+            "ptr must run from 0 to len(rows) ({}) without decreasing",
+            input.rows.len()
+        ));
+    }
+    if input.vptr.len() != input.ptr.len() || !partition(input.vptr, input.values.len()) {
+        return value(format!(
+            "vptr must have {} entries running from 0 to len(values) ({}) without decreasing",
+            input.ptr.len(),
+            input.values.len()
+        ));
+    }
+    for j in 0..input.ptr.len() - 1 {
+        let (lo, hi) = (input.ptr[j] as usize, input.ptr[j + 1] as usize);
+        let n_values = input.vptr[j + 1] - input.vptr[j];
+        if n_values != 0 && n_values as usize != hi - lo {
+            return value(format!(
+                "column {j} has {} rows but {n_values} values (give one per row, or none for 1.0)",
+                hi - lo
+            ));
+        }
+        let mut last = -1i64;
+        for k in lo..hi {
+            let r: i64 = input.rows[k].into();
+            if r < 0 || r as u64 >= n_rows as u64 {
+                return value(format!("rows[{k}] = {r} is outside [0, {n_rows})"));
+            }
+            if r <= last {
+                return value(format!("rows[{k}] = {r} does not ascend within column {j}"));
+            }
+            last = r;
+        }
+    }
+    check_rows(input.groups, input.reward)
+}
+
+/// Every group id >= 0 and every reward finite.
+fn check_rows(groups: &[i64], reward: &[f64]) -> Result<(), CoreError> {
+    for (i, (&g, &r)) in groups.iter().zip(reward).enumerate() {
+        if g < 0 {
+            return Err(CoreError::Value(format!(
+                "groups[{i}] must be >= 0, got {g}"
+            )));
+        }
+        if !r.is_finite() {
+            return Err(CoreError::Value(format!(
+                "reward[{i}] must be finite, got {}",
+                float_repr(r)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The mixed groups (ascending id, rows ascending), each row's mixed-group position
+/// (`usize::MAX` outside them), the centred reward and its sum of squares.
+struct Mixed {
+    mixed: Vec<Vec<usize>>,
+    group_of: Vec<usize>,
+    centred: Vec<f64>,
+    var_r: f64,
+}
+
+fn mixed_groups(groups: &[i64], reward: &[f64]) -> Mixed {
+    let n_rows = groups.len();
     let mut members: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-    for (i, &g) in input.groups.iter().enumerate() {
+    for (i, &g) in groups.iter().enumerate() {
         members.entry(g).or_default().push(i);
     }
-    let reward = input.reward;
     let mut centred = vec![0.0f64; n_rows];
     let mut mixed: Vec<Vec<usize>> = Vec::new();
     for rows in members.into_values() {
@@ -170,18 +295,36 @@ pub fn within_group_scan(
             var_r += centred[i] * centred[i];
         }
     }
-
-    // Which mixed group (by position) each row belongs to.
     let mut group_of = vec![usize::MAX; n_rows];
     for (g, rows) in mixed.iter().enumerate() {
         for &i in rows {
             group_of[i] = g;
         }
     }
+    Mixed {
+        mixed,
+        group_of,
+        centred,
+        var_r,
+    }
+}
 
-    // Per feature, (row, summed value) in ascending row order; duplicates add from 0.0.
+/// The scan of a CSR matrix: `rho` per feature, the permutation noise floor, and support.
+///
+/// The rows of each feature are gathered (duplicates in a row add from 0.0, in CSR order) into
+/// a column-major copy, then scanned as [`within_group_scan_columns`] scans.
+pub fn within_group_scan(
+    input: &ScanInput<'_>,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> Result<ScanOutput, CoreError> {
+    check_input(input)?;
+    check_conjoin(search.columns, input.n_features)?;
+    let groups = mixed_groups(input.groups, input.reward);
+    // Per feature, (row, summed value) in ascending row order, rows of mixed groups only.
     let mut cells: Vec<Vec<(usize, f64)>> = vec![Vec::new(); input.n_features];
-    for (i, &g) in group_of.iter().enumerate() {
+    for (i, &g) in groups.group_of.iter().enumerate() {
         if g == usize::MAX {
             continue;
         }
@@ -193,34 +336,136 @@ pub fn within_group_scan(
             }
         }
     }
+    let mut ptr = vec![0i64];
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for col in cells {
+        rows.extend(col.iter().map(|&(i, _)| i as i64));
+        values.extend(col.iter().map(|&(_, v)| v));
+        ptr.push(rows.len() as i64);
+    }
+    let columns = Columns {
+        ptr: &ptr,
+        rows: &rows,
+        vptr: &ptr,
+        values: &values,
+    };
+    Ok(scan_dispatch(&columns, &groups, n_perm, seed, search))
+}
 
-    let features: Vec<Feature> = cells
-        .par_iter()
+/// The scan of a column-major matrix, read in place: the same results as
+/// [`within_group_scan`] on the same cells.
+pub fn within_group_scan_columns<R: RowId + Into<i64>>(
+    input: &ColumnInput<'_, R>,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> Result<ScanOutput, CoreError> {
+    check_columns(input)?;
+    check_conjoin(search.columns, input.ptr.len() - 1)?;
+    let groups = mixed_groups(input.groups, input.reward);
+    let columns = Columns {
+        ptr: input.ptr,
+        rows: input.rows,
+        vptr: input.vptr,
+        values: input.values,
+    };
+    Ok(scan_dispatch(&columns, &groups, n_perm, seed, search))
+}
+
+/// The checked column-major cells the scan reads.
+struct Columns<'a, R> {
+    ptr: &'a [i64],
+    rows: &'a [R],
+    vptr: &'a [i64],
+    values: &'a [f64],
+}
+
+impl<R: RowId> Columns<'_, R> {
+    fn n_features(&self) -> usize {
+        self.ptr.len() - 1
+    }
+
+    /// Column `j`'s `(row, 0.0 + value)` cells on rows of mixed groups, rows ascending.
+    fn cells<'s>(
+        &'s self,
+        j: usize,
+        group_of: &'s [usize],
+    ) -> impl Iterator<Item = (usize, f64)> + 's {
+        let rows = &self.rows[self.ptr[j] as usize..self.ptr[j + 1] as usize];
+        let values = &self.values[self.vptr[j] as usize..self.vptr[j + 1] as usize];
+        rows.iter().enumerate().filter_map(move |(k, &r)| {
+            let i = r.index();
+            (group_of[i] != usize::MAX).then(|| (i, 0.0 + values.get(k).copied().unwrap_or(1.0)))
+        })
+    }
+}
+
+/// One feature's centred contributions (row ids and values) and its correlation denominator.
+struct Feature<I> {
+    rows: Vec<I>,
+    values: Vec<f64>,
+    denom: f64,
+}
+
+/// The scan with each feature's rows kept as `u32` when every row id fits (less memory).
+fn scan_dispatch<R: RowId>(
+    columns: &Columns<'_, R>,
+    groups: &Mixed,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> ScanOutput {
+    if groups.group_of.len() <= u32::MAX as usize {
+        scan_columns::<R, u32>(columns, groups, n_perm, seed, search)
+    } else {
+        scan_columns::<R, usize>(columns, groups, n_perm, seed, search)
+    }
+}
+
+fn scan_columns<R: RowId, I: RowId>(
+    columns: &Columns<'_, R>,
+    groups: &Mixed,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> ScanOutput {
+    let n_features = columns.n_features();
+    let n_rows = groups.group_of.len();
+    let Mixed {
+        mixed,
+        group_of,
+        centred,
+        ..
+    } = groups;
+
+    let features: Vec<Feature<I>> = (0..n_features)
+        .into_par_iter()
         .map_init(
             || vec![0.0f64; n_rows],
-            |scratch, col| feature_contributions(col, &mixed, &group_of, var_r, scratch),
+            |scratch, j| feature_contributions(|| columns.cells(j, group_of), groups, scratch),
         )
         .collect();
 
-    let mut rho = vec![0.0; input.n_features];
-    let mut support = vec![0i64; input.n_features];
+    let mut rho = vec![0.0; n_features];
+    let mut support = vec![0i64; n_features];
     for (j, f) in features.iter().enumerate() {
         if f.denom > 0.0 {
             let mut cov = 0.0;
             for (&i, &c) in f.rows.iter().zip(&f.values) {
-                cov += c * centred[i];
+                cov += c * centred[i.index()];
             }
             rho[j] = clamp_unit(cov / f.denom);
         }
         support[j] = f.rows.len() as i64;
     }
 
-    let active: Vec<(usize, &Feature)> = features
+    let active: Vec<(usize, &Feature<I>)> = features
         .iter()
         .enumerate()
         .filter(|(_, f)| f.denom > 0.0)
         .collect();
-    let mut is_candidate = vec![false; input.n_features];
+    let mut is_candidate = vec![false; n_features];
     if search.top >= 2 {
         for &j in search.columns {
             is_candidate[j as usize] = true;
@@ -238,9 +483,9 @@ pub fn within_group_scan(
             let mut shuffled = centred.clone();
             let mut lanes = vec![0.0f64; n_rows * LANES];
             for (l, _) in slots.iter().enumerate() {
-                shuffled.copy_from_slice(&centred);
+                shuffled.copy_from_slice(centred);
                 let mut stream = Stream::new(seed, (block * LANES + l) as u64);
-                for rows in &mixed {
+                for rows in mixed {
                     for k in (1..rows.len()).rev() {
                         let m = stream.below(k as u64 + 1) as usize;
                         shuffled.swap(rows[k], rows[m]);
@@ -250,6 +495,7 @@ pub fn within_group_scan(
                     lanes[i * LANES + l] = v;
                 }
             }
+            drop(shuffled);
             let mut top = [0.0f64; LANES];
             let mut strong: [Vec<(f64, usize)>; LANES] = Default::default();
             for &(j, f) in &active {
@@ -267,14 +513,9 @@ pub fn within_group_scan(
             if strong.iter().any(|s| s.len() >= 2) {
                 let pairs = chosen_pairs(&mut strong, search.top);
                 let mut scratch = vec![0.0f64; n_rows];
-                let groups = Groups {
-                    mixed: &mixed,
-                    group_of: &group_of,
-                    var_r,
-                };
                 for ((a, b), lanes_of) in pairs {
-                    let col = and_column(&cells[a], &cells[b]);
-                    let Some((denom, cov)) = and_covariances(&col, &groups, &lanes, &mut scratch)
+                    let col = and_column(columns.cells(a, group_of), columns.cells(b, group_of));
+                    let Some((denom, cov)) = and_covariances(&col, groups, &lanes, &mut scratch)
                     else {
                         continue;
                     };
@@ -288,16 +529,17 @@ pub fn within_group_scan(
             }
             slots.copy_from_slice(&top[..width]);
         });
-    Ok((rho, floor, support))
+    (rho, floor, support)
 }
 
 const LANES: usize = 8;
 
 /// One feature's covariance with the shuffled reward of every lane (rows in order, no FMA).
-fn lane_covariances(f: &Feature, lanes: &[f64]) -> [f64; LANES] {
+fn lane_covariances<I: RowId>(f: &Feature<I>, lanes: &[f64]) -> [f64; LANES] {
     let mut cov = [0.0f64; LANES];
     for (&i, &c) in f.rows.iter().zip(&f.values) {
-        let row = &lanes[i * LANES..i * LANES + LANES];
+        let at = i.index() * LANES;
+        let row = &lanes[at..at + LANES];
         for l in 0..LANES {
             cov[l] += c * row[l];
         }
@@ -325,30 +567,30 @@ fn chosen_pairs(
 }
 
 /// The rows (ascending) of the AND of two columns: where both hold a non-zero value.
-fn and_column(a: &[(usize, f64)], b: &[(usize, f64)]) -> Vec<usize> {
-    let (mut x, mut y) = (0, 0);
+fn and_column(
+    a: impl Iterator<Item = (usize, f64)>,
+    b: impl Iterator<Item = (usize, f64)>,
+) -> Vec<usize> {
     let mut out = Vec::new();
-    while x < a.len() && y < b.len() {
-        match a[x].0.cmp(&b[y].0) {
-            std::cmp::Ordering::Less => x += 1,
-            std::cmp::Ordering::Greater => y += 1,
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    while let (Some(&(ra, va)), Some(&(rb, vb))) = (a.peek(), b.peek()) {
+        match ra.cmp(&rb) {
+            std::cmp::Ordering::Less => {
+                a.next();
+            }
+            std::cmp::Ordering::Greater => {
+                b.next();
+            }
             std::cmp::Ordering::Equal => {
-                if a[x].1 != 0.0 && b[y].1 != 0.0 {
-                    out.push(a[x].0);
+                if va != 0.0 && vb != 0.0 {
+                    out.push(ra);
                 }
-                x += 1;
-                y += 1;
+                a.next();
+                b.next();
             }
         }
     }
     out
-}
-
-/// The mixed groups (by position), each row's group position, and the reward's sum of squares.
-struct Groups<'a> {
-    mixed: &'a [Vec<usize>],
-    group_of: &'a [usize],
-    var_r: f64,
 }
 
 /// An AND column's `denom` and its covariance with every lane, or None when `denom` is 0.
@@ -360,7 +602,7 @@ struct Groups<'a> {
 /// without storing the contributions.
 fn and_covariances(
     rows: &[usize],
-    groups: &Groups<'_>,
+    groups: &Mixed,
     lanes: &[f64],
     scratch: &mut [f64],
 ) -> Option<(f64, [f64; LANES])> {
@@ -399,27 +641,27 @@ fn and_covariances(
 }
 
 /// Centre one feature within every mixed group where it varies (groups in order).
-fn feature_contributions(
-    col: &[(usize, f64)],
-    mixed: &[Vec<usize>],
-    group_of: &[usize],
-    var_r: f64,
+///
+/// `cells()` yields the column's `(row, value)` cells on rows of mixed groups, rows ascending
+/// (read twice: to scatter and to reset `scratch`, which is all 0.0 before and after).
+fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
+    cells: impl Fn() -> C,
+    groups: &Mixed,
     scratch: &mut [f64],
-) -> Feature {
-    let mut rows_j = Vec::new();
+) -> Feature<I> {
+    let mut rows_j: Vec<I> = Vec::new();
     let mut vals_j = Vec::new();
     // Only groups holding an entry can vary: elsewhere every value is 0.0.
-    let mut touched: Vec<usize> = col.iter().map(|&(i, _)| group_of[i]).collect();
+    let mut touched: Vec<usize> = Vec::new();
+    for (i, v) in cells() {
+        scratch[i] = v;
+        touched.push(groups.group_of[i]);
+    }
     touched.sort_unstable();
     touched.dedup();
-    // The column scattered into an all-zero row buffer (reset before returning): a row's value
-    // is its entry, or 0.0 where it has none.
-    for &(i, v) in col {
-        scratch[i] = v;
-    }
     let mut dense = Vec::new();
     for &g in &touched {
-        let rows = &mixed[g];
+        let rows = &groups.mixed[g];
         dense.clear();
         dense.extend(rows.iter().map(|&i| scratch[i]));
         let first = dense[0];
@@ -427,18 +669,18 @@ fn feature_contributions(
             continue;
         }
         let mean = sequential_mean(dense.iter().copied());
-        rows_j.extend_from_slice(rows);
+        rows_j.extend(rows.iter().map(|&i| I::from_index(i)));
         vals_j.extend(dense.iter().map(|&v| v - mean));
     }
-    for &(i, _) in col {
+    for (i, _) in cells() {
         scratch[i] = 0.0;
     }
     let mut var_x = 0.0;
     for &c in &vals_j {
         var_x += c * c;
     }
-    let denom = if var_x > 0.0 && var_r > 0.0 {
-        (var_x * var_r).sqrt()
+    let denom = if var_x > 0.0 && groups.var_r > 0.0 {
+        (var_x * groups.var_r).sqrt()
     } else {
         0.0
     };
