@@ -6,7 +6,7 @@
 //! [`Conjoin`] search, every permutation also repeats the caller's conjunction search on its
 //! shuffled reward, so the floor holds the chosen conjunctions to the same choice.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
@@ -401,14 +401,53 @@ impl<R: RowId> Columns<'_, R> {
     }
 }
 
-/// One feature's centred contributions (row ids and values) and its correlation denominator.
+/// One feature's centred contributions and its correlation denominator. A feature contributes
+/// every row of each mixed group where it varies: `groups` (ascending) names those groups and
+/// `values` holds their rows' centred values end to end, so the rows are implied by
+/// [`Layout`]'s positions (the rows of the mixed groups laid end to end).
 struct Feature<I> {
-    rows: Vec<I>,
+    groups: Vec<I>,
     values: Vec<f64>,
     denom: f64,
 }
 
-/// The scan with each feature's rows kept as `u32` when every row id fits (less memory).
+/// The rows of the mixed groups by position: `start[g]..start[g + 1]` are group `g`'s.
+struct Layout {
+    order: Vec<usize>,
+    start: Vec<usize>,
+    pos_of: Vec<usize>,
+    group_at: Vec<usize>,
+}
+
+impl Layout {
+    fn new(groups: &Mixed) -> Self {
+        let mut order = Vec::new();
+        let mut start = vec![0];
+        let mut pos_of = vec![usize::MAX; groups.group_of.len()];
+        let mut group_at = Vec::new();
+        for (g, rows) in groups.mixed.iter().enumerate() {
+            for &i in rows {
+                pos_of[i] = order.len();
+                order.push(i);
+                group_at.push(g);
+            }
+            start.push(order.len());
+        }
+        Layout {
+            order,
+            start,
+            pos_of,
+            group_at,
+        }
+    }
+
+    /// Group `g`'s positions.
+    fn rows(&self, g: usize) -> std::ops::Range<usize> {
+        self.start[g]..self.start[g + 1]
+    }
+}
+
+/// The scan with each feature's positions kept as `u32` when they fit (less memory).
 fn scan_dispatch<R: RowId>(
     columns: &Columns<'_, R>,
     groups: &Mixed,
@@ -432,18 +471,15 @@ fn scan_columns<R: RowId, I: RowId>(
 ) -> ScanOutput {
     let n_features = columns.n_features();
     let n_rows = groups.group_of.len();
-    let Mixed {
-        mixed,
-        group_of,
-        centred,
-        ..
-    } = groups;
+    let layout = Layout::new(groups);
 
     let features: Vec<Feature<I>> = (0..n_features)
         .into_par_iter()
         .map_init(
             || vec![0.0f64; n_rows],
-            |scratch, j| feature_contributions(|| columns.cells(j, group_of), groups, scratch),
+            |scratch, j| {
+                feature_contributions(|| columns.cells(j, &groups.group_of), groups, scratch)
+            },
         )
         .collect();
 
@@ -452,12 +488,13 @@ fn scan_columns<R: RowId, I: RowId>(
     for (j, f) in features.iter().enumerate() {
         if f.denom > 0.0 {
             let mut cov = 0.0;
-            for (&i, &c) in f.rows.iter().zip(&f.values) {
-                cov += c * centred[i.index()];
+            let rows = f.groups.iter().flat_map(|g| layout.rows(g.index()));
+            for (p, &c) in rows.zip(&f.values) {
+                cov += c * groups.centred[layout.order[p]];
             }
             rho[j] = clamp_unit(cov / f.denom);
         }
-        support[j] = f.rows.len() as i64;
+        support[j] = f.values.len() as i64;
     }
 
     let active: Vec<(usize, &Feature<I>)> = features
@@ -474,32 +511,23 @@ fn scan_columns<R: RowId, I: RowId>(
     // Permutations in blocks of LANES: lane l of a block accumulates permutation p's covariance
     // with exactly the scalar sequence of operations (same order, no fused multiply-add), so the
     // lanes only let the independent sums share one pass over the feature's rows.
+    // An AND column's denominator does not depend on the permutation: each is summed once.
+    let pair_denoms: std::sync::Mutex<HashMap<(usize, usize), f64>> = Default::default();
     let mut floor = vec![0.0; n_perm];
     floor
         .par_chunks_mut(LANES)
         .enumerate()
         .for_each(|(block, slots)| {
             let width = slots.len();
-            let mut shuffled = centred.clone();
-            let mut lanes = vec![0.0f64; n_rows * LANES];
-            for (l, _) in slots.iter().enumerate() {
-                shuffled.copy_from_slice(centred);
-                let mut stream = Stream::new(seed, (block * LANES + l) as u64);
-                for rows in mixed {
-                    for k in (1..rows.len()).rev() {
-                        let m = stream.below(k as u64 + 1) as usize;
-                        shuffled.swap(rows[k], rows[m]);
-                    }
-                }
-                for (i, &v) in shuffled.iter().enumerate() {
-                    lanes[i * LANES + l] = v;
-                }
-            }
-            drop(shuffled);
+            let lanes = shuffled_lanes(groups, &layout, seed, block, width);
             let mut top = [0.0f64; LANES];
             let mut strong: [Vec<(f64, usize)>; LANES] = Default::default();
-            for &(j, f) in &active {
-                let cov = lane_covariances(f, &lanes);
+            let items: Vec<(&[I], &[f64])> = active
+                .iter()
+                .map(|(_, f)| (f.groups.as_slice(), f.values.as_slice()))
+                .collect();
+            let covs = tiled_covariances(&items, &layout, &lanes);
+            for (&(j, f), cov) in active.iter().zip(&covs) {
                 for l in 0..width {
                     let value = clamp_unit(cov[l] / f.denom).abs();
                     if value > top[l] {
@@ -511,18 +539,56 @@ fn scan_columns<R: RowId, I: RowId>(
                 }
             }
             if strong.iter().any(|s| s.len() >= 2) {
-                let pairs = chosen_pairs(&mut strong, search.top);
-                let mut scratch = vec![0.0f64; n_rows];
-                for ((a, b), lanes_of) in pairs {
-                    let col = and_column(columns.cells(a, group_of), columns.cells(b, group_of));
-                    let Some((denom, cov)) = and_covariances(&col, groups, &lanes, &mut scratch)
-                    else {
-                        continue;
-                    };
-                    for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
-                        let value = clamp_unit(cov[l] / denom).abs();
-                        if value > top[l] {
-                            top[l] = value;
+                let pairs: Vec<((usize, usize), u16)> =
+                    chosen_pairs(&mut strong, search.top).into_iter().collect();
+                // Each paired column's non-zero cells as a bitmap by position.
+                let mut bits: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+                for &((a, b), _) in &pairs {
+                    for j in [a, b] {
+                        bits.entry(j)
+                            .or_insert_with(|| position_bits(columns, j, groups, &layout));
+                    }
+                }
+                let mut rest = pairs.as_slice();
+                while !rest.is_empty() {
+                    // A batch of AND columns, their contributions held at most PAIR_BATCH long.
+                    let mut batch: Vec<(Feature<I>, u16)> = Vec::new();
+                    let mut held = 0usize;
+                    while let Some((&((a, b), lanes_of), tail)) = rest.split_first() {
+                        if held >= PAIR_BATCH && !batch.is_empty() {
+                            break;
+                        }
+                        rest = tail;
+                        let known = pair_denoms
+                            .lock()
+                            .ok()
+                            .and_then(|d| d.get(&(a, b)).copied());
+                        if known == Some(0.0) {
+                            continue;
+                        }
+                        let f =
+                            and_contributions::<I>(&bits[&a], &bits[&b], groups, &layout, known);
+                        if known.is_none() {
+                            if let Ok(mut d) = pair_denoms.lock() {
+                                d.insert((a, b), f.denom);
+                            }
+                        }
+                        if f.denom > 0.0 {
+                            held += f.values.len();
+                            batch.push((f, lanes_of));
+                        }
+                    }
+                    let items: Vec<(&[I], &[f64])> = batch
+                        .iter()
+                        .map(|(f, _)| (f.groups.as_slice(), f.values.as_slice()))
+                        .collect();
+                    let covs = tiled_covariances(&items, &layout, &lanes);
+                    for ((f, lanes_of), cov) in batch.iter().zip(&covs) {
+                        for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
+                            let value = clamp_unit(cov[l] / f.denom).abs();
+                            if value > top[l] {
+                                top[l] = value;
+                            }
                         }
                     }
                 }
@@ -533,16 +599,83 @@ fn scan_columns<R: RowId, I: RowId>(
 }
 
 const LANES: usize = 8;
+/// Positions per tile of the lanes (64 bytes each): a tile stays in cache while every feature
+/// adds its contributions in it.
+const TILE: usize = 4096;
+/// AND-column contributions held at once per thread (12 or 16 bytes each).
+const PAIR_BATCH: usize = 1 << 20;
 
-/// One feature's covariance with the shuffled reward of every lane (rows in order, no FMA).
-fn lane_covariances<I: RowId>(f: &Feature<I>, lanes: &[f64]) -> [f64; LANES] {
-    let mut cov = [0.0f64; LANES];
-    for (&i, &c) in f.rows.iter().zip(&f.values) {
-        let at = i.index() * LANES;
-        let row = &lanes[at..at + LANES];
-        for l in 0..LANES {
-            cov[l] += c * row[l];
+/// The block's shuffled centred rewards by position, lane `l` at `lanes[p * LANES + l]`.
+fn shuffled_lanes(
+    groups: &Mixed,
+    layout: &Layout,
+    seed: u64,
+    block: usize,
+    width: usize,
+) -> Vec<f64> {
+    let mut shuffled = groups.centred.clone();
+    let mut lanes = vec![0.0f64; layout.order.len() * LANES];
+    for l in 0..width {
+        shuffled.copy_from_slice(&groups.centred);
+        let mut stream = Stream::new(seed, (block * LANES + l) as u64);
+        for rows in &groups.mixed {
+            for k in (1..rows.len()).rev() {
+                let m = stream.below(k as u64 + 1) as usize;
+                shuffled.swap(rows[k], rows[m]);
+            }
         }
+        for (p, &i) in layout.order.iter().enumerate() {
+            lanes[p * LANES + l] = shuffled[i];
+        }
+    }
+    lanes
+}
+
+/// Each item's covariance with every lane: per item `(groups, values)`, `cov[l] += c *
+/// lane[p][l]` over its contributions in order (no FMA). Positions are walked a tile at a time,
+/// every item resuming where it stopped, so each item's sums run in exactly their order.
+fn tiled_covariances<I: RowId>(
+    items: &[(&[I], &[f64])],
+    layout: &Layout,
+    lanes: &[f64],
+) -> Vec<[f64; LANES]> {
+    let n_pos = layout.order.len();
+    let mut cov = vec![[0.0f64; LANES]; items.len()];
+    // Per item: (index into its groups, offset within that group, index into its values).
+    let mut at = vec![(0usize, 0usize, 0usize); items.len()];
+    let mut lo = 0;
+    while lo < n_pos {
+        let hi = (lo + TILE).min(n_pos);
+        for ((&(gs, vals), acc), cursor) in items.iter().zip(&mut cov).zip(&mut at) {
+            let mut sum = *acc;
+            let (mut s, mut off, mut k) = *cursor;
+            while s < gs.len() {
+                let rows = layout.rows(gs[s].index());
+                let from = rows.start + off;
+                if from >= hi {
+                    break;
+                }
+                let to = rows.end.min(hi);
+                let n = to - from;
+                let lane_rows = lanes[from * LANES..to * LANES].chunks_exact(LANES);
+                for (&c, row) in vals[k..k + n].iter().zip(lane_rows) {
+                    for l in 0..LANES {
+                        sum[l] += c * row[l];
+                    }
+                }
+                k += n;
+                if to == rows.end {
+                    s += 1;
+                    off = 0;
+                } else {
+                    off += n;
+                    break;
+                }
+            }
+            *acc = sum;
+            *cursor = (s, off, k);
+        }
+        lo = hi;
     }
     cov
 }
@@ -566,78 +699,84 @@ fn chosen_pairs(
     pairs
 }
 
-/// The rows (ascending) of the AND of two columns: where both hold a non-zero value.
-fn and_column(
-    a: impl Iterator<Item = (usize, f64)>,
-    b: impl Iterator<Item = (usize, f64)>,
-) -> Vec<usize> {
-    let mut out = Vec::new();
-    let (mut a, mut b) = (a.peekable(), b.peekable());
-    while let (Some(&(ra, va)), Some(&(rb, vb))) = (a.peek(), b.peek()) {
-        match ra.cmp(&rb) {
-            std::cmp::Ordering::Less => {
-                a.next();
-            }
-            std::cmp::Ordering::Greater => {
-                b.next();
-            }
-            std::cmp::Ordering::Equal => {
-                if va != 0.0 && vb != 0.0 {
-                    out.push(ra);
-                }
-                a.next();
-                b.next();
-            }
+/// Column `j`'s non-zero cells on rows of mixed groups, as a bitmap by position.
+fn position_bits<R: RowId>(
+    columns: &Columns<'_, R>,
+    j: usize,
+    groups: &Mixed,
+    layout: &Layout,
+) -> Vec<u64> {
+    let mut bits = vec![0u64; layout.order.len().div_ceil(64)];
+    for (i, v) in columns.cells(j, &groups.group_of) {
+        if v != 0.0 {
+            let p = layout.pos_of[i];
+            bits[p / 64] |= 1 << (p % 64);
         }
     }
-    out
+    bits
 }
 
-/// An AND column's `denom` and its covariance with every lane, or None when `denom` is 0.
-///
-/// The same floats as [`feature_contributions`] then [`lane_covariances`] on the column with
-/// value 1.0 on `rows`: the dense values are 0.0 and 1.0, so a group varies exactly when it
-/// holds some but not all of `rows`, its sequential sum is the exact count, and each centred
-/// value `c` is added to `var_x` and to the lanes in the same row order, in one pass and
-/// without storing the contributions.
-fn and_covariances(
-    rows: &[usize],
+/// The contributions of the AND of two columns given as position bitmaps: the
+/// [`feature_contributions`] of the column with 1.0 where both are non-zero. Its dense values
+/// are 0.0 and 1.0, so a group varies exactly when it holds some but not all of those rows,
+/// and its sequential sum is the exact count: the mean is `count / len`. With `denom` known
+/// (from an earlier permutation block) the sum of squares is not summed again.
+fn and_contributions<I: RowId>(
+    a: &[u64],
+    b: &[u64],
     groups: &Mixed,
-    lanes: &[f64],
-    scratch: &mut [f64],
-) -> Option<(f64, [f64; LANES])> {
-    let mut touched: Vec<usize> = rows.iter().map(|&i| groups.group_of[i]).collect();
-    touched.sort_unstable();
-    touched.dedup();
-    for &i in rows {
-        scratch[i] = 1.0;
-    }
+    layout: &Layout,
+    denom: Option<f64>,
+) -> Feature<I> {
+    let mut f = Feature {
+        groups: Vec::new(),
+        values: Vec::new(),
+        denom: 0.0,
+    };
     let mut var_x = 0.0;
-    let mut cov = [0.0f64; LANES];
-    for &g in &touched {
-        let members = &groups.mixed[g];
-        let count = members.iter().filter(|&&i| scratch[i] != 0.0).count();
-        if count == members.len() {
-            continue;
+    let both = |p: usize| a[p / 64] & b[p / 64] & (1 << (p % 64)) != 0;
+    let mut emit = |g: usize, count: usize, f: &mut Feature<I>| {
+        let span = layout.rows(g);
+        if count == span.len() {
+            return;
         }
-        let mean = sequential_mean(members.iter().map(|&i| scratch[i]));
-        for &i in members {
-            let c = scratch[i] - mean;
-            var_x += c * c;
-            let row = &lanes[i * LANES..i * LANES + LANES];
-            for l in 0..LANES {
-                cov[l] += c * row[l];
+        let mean = count as f64 / span.len() as f64;
+        let start = f.values.len();
+        f.values
+            .extend(span.map(|p| if both(p) { 1.0 } else { 0.0 } - mean));
+        if denom.is_none() {
+            for &c in &f.values[start..] {
+                var_x += c * c;
             }
         }
+        f.groups.push(I::from_index(g));
+    };
+    // Set bits ascend in position, so their groups ascend too: count each group's run.
+    let (mut current, mut count) = (usize::MAX, 0usize);
+    for (w, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let mut word = x & y;
+        while word != 0 {
+            let p = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            let g = layout.group_at[p];
+            if g != current {
+                if current != usize::MAX {
+                    emit(current, count, &mut f);
+                }
+                (current, count) = (g, 0);
+            }
+            count += 1;
+        }
     }
-    for &i in rows {
-        scratch[i] = 0.0;
+    if current != usize::MAX {
+        emit(current, count, &mut f);
     }
-    if var_x > 0.0 && groups.var_r > 0.0 {
-        Some(((var_x * groups.var_r).sqrt(), cov))
+    f.denom = denom.unwrap_or(if var_x > 0.0 && groups.var_r > 0.0 {
+        (var_x * groups.var_r).sqrt()
     } else {
-        None
-    }
+        0.0
+    });
+    f
 }
 
 /// Centre one feature within every mixed group where it varies (groups in order).
@@ -649,8 +788,8 @@ fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
     groups: &Mixed,
     scratch: &mut [f64],
 ) -> Feature<I> {
-    let mut rows_j: Vec<I> = Vec::new();
-    let mut vals_j = Vec::new();
+    let mut varying: Vec<I> = Vec::new();
+    let mut values = Vec::new();
     // Only groups holding an entry can vary: elsewhere every value is 0.0.
     let mut touched: Vec<usize> = Vec::new();
     for (i, v) in cells() {
@@ -669,14 +808,14 @@ fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
             continue;
         }
         let mean = sequential_mean(dense.iter().copied());
-        rows_j.extend(rows.iter().map(|&i| I::from_index(i)));
-        vals_j.extend(dense.iter().map(|&v| v - mean));
+        varying.push(I::from_index(g));
+        values.extend(dense.iter().map(|&v| v - mean));
     }
     for (i, _) in cells() {
         scratch[i] = 0.0;
     }
     let mut var_x = 0.0;
-    for &c in &vals_j {
+    for &c in &values {
         var_x += c * c;
     }
     let denom = if var_x > 0.0 && groups.var_r > 0.0 {
@@ -685,8 +824,8 @@ fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
         0.0
     };
     Feature {
-        rows: rows_j,
-        values: vals_j,
+        groups: varying,
+        values,
         denom,
     }
 }
