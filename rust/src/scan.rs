@@ -851,6 +851,34 @@ mod tests {
     }
 
     #[test]
+    fn columns_give_the_csr_results() {
+        // Feature 0 binary (rows only) on rows 0 and 3, feature 1 valued on rows 1 and 3.
+        let csr = ScanInput {
+            indptr: &[0, 1, 2, 2, 4],
+            indices: &[0, 1, 0, 1],
+            values: &[1.0, 2.0, 1.0, 0.5],
+            n_features: 2,
+            groups: &[0, 0, 1, 1],
+            reward: &[1.0, 0.0, 0.0, 1.0],
+        };
+        let columns = ColumnInput {
+            ptr: &[0, 2, 4],
+            rows: &[0i32, 3, 1, 3],
+            vptr: &[0, 0, 2],
+            values: &[2.0, 0.5],
+            groups: &[0, 0, 1, 1],
+            reward: &[1.0, 0.0, 0.0, 1.0],
+        };
+        let search = Conjoin {
+            columns: &[0, 1],
+            top: 2,
+        };
+        let want = within_group_scan(&csr, 9, 3, &search).unwrap();
+        let got = within_group_scan_columns(&columns, 9, 3, &search).unwrap();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn uniform_groups_take_no_part() {
         let input = ScanInput {
             indptr: &[0, 1, 1],
