@@ -12,7 +12,8 @@ Each is scanned with ``endorsed=["tool:lookup_order"]``. The native run is the b
 ``--repeats``; the pure run is one call in a child process with ``WHILEAI_PURE=1``; the two
 reports (JSON, sorted keys) must hash the same or the bench stops. ``--large`` adds the
 hack_scan half of ``bench_large.py`` (``scan_rows(12500, 8)``, native only) in a child process
-of its own, with its peak RSS (VmHWM) and the peak before the call.
+of its own, with its peak RSS (VmHWM), the peak before the call, its CPU seconds and the
+load average.
 Prints ``name,size,python_s,rust_s,speedup,note``.
 
     .venv/bin/python benches/bench_hack_scan.py [--quick] [--large] [--repeats 3]
@@ -128,12 +129,13 @@ def large_child() -> None:
 
     rows = scan_rows(12500, 8)
     before = peak_rss_of(os.getpid())
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report = zps.hack_scan(rows)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     digest = hashlib.sha256(json.dumps(report, sort_keys=True).encode()).hexdigest()
-    print(json.dumps({"seconds": seconds, "peak": peak_rss_of(os.getpid()), "before": before,
-                      "digest": digest, "top": report["top_feature"]}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "load": os.getloadavg()[0],
+                      "peak": peak_rss_of(os.getpid()), "before": before, "digest": digest,
+                      "top": report["top_feature"]}))
 
 
 def main() -> None:
@@ -167,8 +169,9 @@ def main() -> None:
         out = subprocess.run(child, capture_output=True, text=True, check=True).stdout
         got = json.loads(out.strip().splitlines()[-1])
         print(f"hack_scan_large,100000,,{got['seconds']:.4f},,peak RSS {got['peak']:.0f} MiB "
-              f"({got['before']:.0f} before the call); top {got['top']}; "
-              f"report sha256 {got['digest'][:12]}", flush=True)
+              f"({got['before']:.0f} before the call); {got['cpu']:.1f} CPU s; load "
+              f"{got['load']:.1f}; top {got['top']}; report sha256 {got['digest'][:12]}",
+              flush=True)
 
 
 if __name__ == "__main__":

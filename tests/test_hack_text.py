@@ -114,8 +114,8 @@ def test_columns_equal_the_per_row_features(rows: list[dict[str, Any]], top: int
     groups, reward = list(range(len(rows))), [0.0] * len(rows)
     a = build_matrix(feats, groups, reward, tiers={})
     b = matrix_from_columns(got, groups, reward, tiers={})
-    assert (a.names, a.aliases, list(a.indptr), list(a.indices), list(a.values)) == (
-        b.names, b.aliases, list(b.indptr), list(b.indices), list(b.values)
+    assert (a.names, a.aliases, a.col_ptr, a.col_rows, a.val_ptr, a.col_values) == (
+        b.names, b.aliases, b.col_ptr, b.col_rows, b.val_ptr, b.col_values
     )
 
 

@@ -39,7 +39,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "embed": ("embed", "embed_counts"),
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
     "ngram": ("NgramIndex", "DecontamLines"),
-    "scan": ("within_group_scan",),
+    "scan": ("within_group_scan", "within_group_scan_columns"),
     "hack_features": ("hack_text_features", "columns_to_rows"),
     "select": ("select_diverse",),
 }
@@ -109,6 +109,11 @@ DecontamLines: type[_pure.DecontamLines] = _pick("DecontamLines")
 # within_group_scan(indptr, indices, values, n_features, groups, reward, n_perm, seed)
 #   -> (rho per feature, max |rho| per permutation, varying rows per feature)
 within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_scan")
+# within_group_scan_columns(ptr, rows, vptr, values, groups, reward, n_perm, seed, conjoin, top):
+#   the same scan of a column-major matrix read in place (binary columns store rows only)
+within_group_scan_columns: Callable[..., tuple[Any, Any, Any]] = _pick(
+    "within_group_scan_columns"
+)
 # hack_text_features(lowered agent texts, final reply lengths, top) -> (counts, vocab, ptr, rows)
 # and columns_to_rows(ptr, rows, values, n_rows) -> (indptr, indices, values): hack_scan's
 # features (docs/kernels.md, "Hack-scan text features").

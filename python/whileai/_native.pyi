@@ -28,6 +28,7 @@ __all__ = [
     "tokenize",
     "uniform_floats",
     "within_group_scan",
+    "within_group_scan_columns",
 ]
 
 __version__: str
@@ -61,6 +62,18 @@ def within_group_scan(
     indices: Sequence[int],
     values: Sequence[float],
     n_features: int,
+    groups: Sequence[int],
+    reward: Sequence[float],
+    n_perm: int = 0,
+    seed: int = 0,
+    conjoin: Sequence[int] = (),
+    top: int = 0,
+) -> tuple[array[float], array[float], array[int]]: ...
+def within_group_scan_columns(
+    ptr: Sequence[int],
+    rows: Sequence[int],
+    vptr: Sequence[int],
+    values: Sequence[float],
     groups: Sequence[int],
     reward: Sequence[float],
     n_perm: int = 0,

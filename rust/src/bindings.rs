@@ -378,6 +378,7 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bootstrap_mean_diff, m)?)?;
     m.add_function(wrap_pyfunction!(sign_flip_means, m)?)?;
     m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(within_group_scan_columns, m)?)?;
     m.add_class::<NgramIndex>()?;
     m.add_class::<DecontamLines>()?;
     m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
@@ -580,6 +581,167 @@ fn within_group_scan<'py>(
     };
     let (rho, floor, support) =
         py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed, &search))?;
+    Ok((
+        new_array(py, "d", &rho)?,
+        new_array(py, "d", &floor)?,
+        new_array(py, "q", &support)?,
+    ))
+}
+
+/// An `array.array`'s buffer read in place by a kernel that runs without the GIL: a
+/// `memoryview` of it is held meanwhile, so the array cannot be resized or freed (it refuses to
+/// resize while a view is exported, and the view keeps it alive).
+struct Held<'py> {
+    view: Bound<'py, PyAny>,
+    address: usize,
+    len: usize,
+    typecode: String,
+}
+
+impl Held<'_> {
+    /// The held values as `T` (the caller matches `T` to `typecode`).
+    ///
+    /// # Safety
+    /// `T` must be the element type of `typecode`.
+    unsafe fn slice<T>(&self) -> &[T] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: `address` holds `len` aligned `T` of an array that cannot be resized or
+            // freed while `view` lives; the kernel only reads it.
+            unsafe { std::slice::from_raw_parts(self.address as *const T, self.len) }
+        }
+    }
+}
+
+/// Hold `obj` in place when it is an exact, aligned `array.array` of one of `accepted`
+/// typecodes, else as `array.array(convert, obj)` (the pure backend's conversion and errors).
+fn held<'py>(obj: &Bound<'py, PyAny>, accepted: &[&str], convert: &str) -> PyResult<Held<'py>> {
+    let py = obj.py();
+    let array_type = py.import("array")?.getattr("array")?;
+    let mut array = obj.clone();
+    let exact = obj.get_type().is(&array_type)
+        && accepted.contains(&obj.getattr("typecode")?.extract::<String>()?.as_str());
+    if !exact {
+        array = array_type.call1((convert, obj))?;
+    }
+    let typecode: String = array.getattr("typecode")?.extract()?;
+    let view = py
+        .import("builtins")?
+        .getattr("memoryview")?
+        .call1((&array,))?;
+    let (address, len): (usize, usize) = array.call_method0("buffer_info")?.extract()?;
+    let align = if typecode == "i" { 4 } else { 8 };
+    if len != 0 && address % align != 0 {
+        return Err(PyValueError::new_err(
+            "an array's buffer is not aligned for its type",
+        ));
+    }
+    Ok(Held {
+        view,
+        address,
+        len,
+        typecode,
+    })
+}
+
+/// `n_perm`, `seed`, `conjoin` and `top` of the column scan.
+type ScanArgs<'a, 'py> = (
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+    &'a Bound<'py, PyAny>,
+);
+
+/// Check the matrix, then the other arguments (the pure backend's order), then scan without
+/// the GIL.
+fn scan_held<R: crate::scan::RowId + Into<i64>>(
+    py: Python<'_>,
+    input: &crate::scan::ColumnInput<'_, R>,
+    (n_perm, seed, conjoin, top): ScanArgs<'_, '_>,
+) -> PyResult<crate::scan::ScanOutput> {
+    crate::scan::check_columns(input)?;
+    let n_perm = count_arg(n_perm)?;
+    let seed = seed_arg(seed, "seed")?;
+    let conjoin = int_buffer(conjoin)?;
+    crate::scan::check_conjoin(&conjoin, input.ptr.len() - 1)?;
+    let top = named_count_arg(top, "top")?;
+    let search = crate::scan::Conjoin {
+        columns: &conjoin,
+        top,
+    };
+    Ok(py.detach(|| crate::scan::within_group_scan_columns(input, n_perm, seed, &search))?)
+}
+
+/// The scan of a column-major matrix read in place (`within_group_scan`'s results for the
+/// same cells): column `j`'s rows are `rows[ptr[j]:ptr[j+1]]`, its values
+/// `values[vptr[j]:vptr[j+1]]` (one per row, or none: all 1.0).
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+#[pyo3(signature = (ptr, rows, vptr, values, groups, reward, n_perm = default_int(0), seed = default_int(0), conjoin = default_empty_tuple(), top = default_int(0)),
+       text_signature = "(ptr, rows, vptr, values, groups, reward, n_perm=0, seed=0, conjoin=(), top=0)")]
+fn within_group_scan_columns<'py>(
+    py: Python<'py>,
+    ptr: &Bound<'py, PyAny>,
+    rows: &Bound<'py, PyAny>,
+    vptr: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    groups: &Bound<'py, PyAny>,
+    reward: &Bound<'py, PyAny>,
+    n_perm: Py<PyAny>,
+    seed: Py<PyAny>,
+    conjoin: Py<PyAny>,
+    top: Py<PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let ptr = held(ptr, &["q"], "q")?;
+    let rows = held(rows, &["i", "q"], "q")?;
+    let vptr = held(vptr, &["q"], "q")?;
+    let values = held(values, &["d"], "d")?;
+    let groups = held(groups, &["q"], "q")?;
+    let reward = held(reward, &["d"], "d")?;
+    // SAFETY: each slice's type is its array's typecode ('q': i64, 'i': i32, 'd': f64).
+    let (ptr_s, vptr_s, values_s, groups_s, reward_s) = unsafe {
+        (
+            ptr.slice::<i64>(),
+            vptr.slice::<i64>(),
+            values.slice::<f64>(),
+            groups.slice::<i64>(),
+            reward.slice::<f64>(),
+        )
+    };
+    let args = (
+        n_perm.bind(py),
+        seed.bind(py),
+        conjoin.bind(py),
+        top.bind(py),
+    );
+    let got = if rows.typecode == "i" {
+        let input = crate::scan::ColumnInput {
+            ptr: ptr_s,
+            // SAFETY: typecode 'i' holds i32.
+            rows: unsafe { rows.slice::<i32>() },
+            vptr: vptr_s,
+            values: values_s,
+            groups: groups_s,
+            reward: reward_s,
+        };
+        scan_held(py, &input, args)
+    } else {
+        let input = crate::scan::ColumnInput {
+            ptr: ptr_s,
+            // SAFETY: typecode 'q' holds i64.
+            rows: unsafe { rows.slice::<i64>() },
+            vptr: vptr_s,
+            values: values_s,
+            groups: groups_s,
+            reward: reward_s,
+        };
+        scan_held(py, &input, args)
+    };
+    for h in [&ptr, &rows, &vptr, &values, &groups, &reward] {
+        h.view.call_method0("release")?;
+    }
+    let (rho, floor, support) = got?;
     Ok((
         new_array(py, "d", &rho)?,
         new_array(py, "d", &floor)?,

@@ -28,10 +28,11 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Sequence
+from itertools import pairwise
 
 from whileai._pure.rng import Stream, check_count, check_seed
 
-__all__ = ["within_group_scan"]
+__all__ = ["within_group_scan", "within_group_scan_columns"]
 
 
 def _check_inputs(
@@ -138,12 +139,114 @@ def within_group_scan(
     seed = check_seed(seed)
     candidates = _check_conjoin(conjoin, n_features)
     top = check_count(top, "top")
+    mixed, group_of, centred, var_r = _mixed(groups, reward)
+    # Per feature and row, the summed value (only rows of mixed groups matter).
+    cells: list[dict[int, float]] = [{} for _ in range(n_features)]
+    for i in range(len(groups)):
+        if group_of[i] >= 0:
+            for k in range(indptr[i], indptr[i + 1]):
+                col = cells[indices[k]]
+                col[i] = col.get(i, 0.0) + float(values[k])
+    return _scan(cells, mixed, group_of, centred, var_r, n_perm, seed, candidates, top)
+
+
+def within_group_scan_columns(
+    ptr: Sequence[int],
+    rows: Sequence[int],
+    vptr: Sequence[int],
+    values: Sequence[float],
+    groups: Sequence[int],
+    reward: Sequence[float],
+    n_perm: int = 0,
+    seed: int = 0,
+    conjoin: Sequence[int] = (),
+    top: int = 0,
+) -> tuple[array[float], array[float], array[int]]:
+    """:func:`within_group_scan` of a column-major matrix (the same results for the same cells).
+
+    Column ``j``'s rows are ``rows[ptr[j]:ptr[j + 1]]``, strictly ascending; its values are
+    ``values[vptr[j]:vptr[j + 1]]``, one per row, or none: then every value is 1.0 (a binary
+    column stores its rows only). ``n_features`` is ``len(ptr) - 1``.
+
+    >>> rho, floor, support = within_group_scan_columns(
+    ...     [0, 2], [0, 3], [0, 0], [], [0, 0, 1, 1], [1.0, 0.0, 0.0, 1.0], 2, 0)
+    >>> list(rho), len(floor), list(support)
+    ([1.0], 2, [4])
+    """
+    ptr_a = array("q", ptr)
+    rows_a = rows if isinstance(rows, array) and rows.typecode in "iq" else array("q", rows)
+    vptr_a, values_a = array("q", vptr), array("d", values)
+    groups_a, reward_a = array("q", groups), array("d", reward)
+    _check_columns(ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a)
+    n_features = len(ptr_a) - 1
+    n_perm = check_count(n_perm)
+    seed = check_seed(seed)
+    candidates = _check_conjoin(conjoin, n_features)
+    top = check_count(top, "top")
+    mixed, group_of, centred, var_r = _mixed(groups_a, reward_a)
+    cells: list[dict[int, float]] = []
+    for j in range(n_features):
+        lo, hi, vlo = ptr_a[j], ptr_a[j + 1], vptr_a[j]
+        if vptr_a[j + 1] == vlo:
+            cells.append({i: 1.0 for i in rows_a[lo:hi] if group_of[i] >= 0})
+        else:
+            cells.append({
+                i: 0.0 + values_a[vlo + k]
+                for k, i in enumerate(rows_a[lo:hi]) if group_of[i] >= 0
+            })
+    return _scan(cells, mixed, group_of, centred, var_r, n_perm, seed, candidates, top)
+
+
+def _check_columns(
+    ptr: array[int], rows: array[int], vptr: array[int], values: array[float],
+    groups: array[int], reward: array[float],
+) -> None:
+    n_rows = len(groups)
+    if len(reward) != n_rows:
+        raise ValueError(f"reward has {len(reward)} values but groups has {n_rows}")
+
+    def partition(p: array[int], n: int) -> bool:
+        return bool(p) and p[0] == 0 and p[-1] == n and all(a <= b for a, b in pairwise(p))
+
+    if not partition(ptr, len(rows)):
+        raise ValueError(f"ptr must run from 0 to len(rows) ({len(rows)}) without decreasing")
+    if len(vptr) != len(ptr) or not partition(vptr, len(values)):
+        raise ValueError(
+            f"vptr must have {len(ptr)} entries running from 0 to len(values) ({len(values)}) "
+            "without decreasing"
+        )
+    for j in range(len(ptr) - 1):
+        lo, hi = ptr[j], ptr[j + 1]
+        n_values = vptr[j + 1] - vptr[j]
+        if n_values and n_values != hi - lo:
+            raise ValueError(
+                f"column {j} has {hi - lo} rows but {n_values} values (give one per row, or "
+                "none for 1.0)"
+            )
+        last = -1
+        for k in range(lo, hi):
+            r = rows[k]
+            if not 0 <= r < n_rows:
+                raise ValueError(f"rows[{k}] = {r} is outside [0, {n_rows})")
+            if r <= last:
+                raise ValueError(f"rows[{k}] = {r} does not ascend within column {j}")
+            last = r
+    for i in range(n_rows):
+        if groups[i] < 0:
+            raise ValueError(f"groups[{i}] must be >= 0, got {groups[i]}")
+        if not math.isfinite(reward[i]):
+            raise ValueError(f"reward[{i}] must be finite, got {reward[i]}")
+
+
+def _mixed(
+    groups: Sequence[int], reward: Sequence[float]
+) -> tuple[list[list[int]], list[int], list[float], float]:
+    """Mixed groups (ascending id, rows ascending), each row's position, centred reward, var_r."""
     n_rows = len(groups)
     n_groups = max(groups) + 1 if n_rows else 0
     members: list[list[int]] = [[] for _ in range(n_groups)]
     for i in range(n_rows):
         members[groups[i]].append(i)
-
     centred = [0.0] * n_rows
     mixed: list[list[int]] = []
     for rows in members:
@@ -160,19 +263,26 @@ def within_group_scan(
     for rows in mixed:
         for i in rows:
             var_r += centred[i] * centred[i]
-
-    # Per feature and row, the summed value (only rows of mixed groups matter).
     group_of = [-1] * n_rows
     for g, rows in enumerate(mixed):
         for i in rows:
             group_of[i] = g
-    cells: list[dict[int, float]] = [{} for _ in range(n_features)]
-    for i in range(n_rows):
-        if group_of[i] >= 0:
-            for k in range(indptr[i], indptr[i + 1]):
-                col = cells[indices[k]]
-                col[i] = col.get(i, 0.0) + float(values[k])
+    return mixed, group_of, centred, var_r
 
+
+def _scan(
+    cells: list[dict[int, float]],
+    mixed: list[list[int]],
+    group_of: list[int],
+    centred: list[float],
+    var_r: float,
+    n_perm: int,
+    seed: int,
+    candidates: array[int],
+    top: int,
+) -> tuple[array[float], array[float], array[int]]:
+    """The scan of per-feature ``{row: value}`` cells (rows of mixed groups, ascending)."""
+    n_features = len(cells)
     # Centred contributions per feature: (row ids, centred values) over groups where it varies.
     contrib: list[tuple[list[int], list[float]]] = []
     denominators: list[float] = []

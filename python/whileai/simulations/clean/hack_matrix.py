@@ -1,12 +1,13 @@
-"""Turn rows into the flat inputs of the scan kernel: groups, rewards and a CSR feature matrix.
+"""Turn rows into the flat inputs of the scan kernel: groups, rewards and a column-major matrix.
 
 Identical feature columns are merged into one (the others are kept as ``aliases``), so two
 names for the same behaviour never tie against each other; the representative is an endorsed
-name if any, else the longest (most specific), then the alphabetically first.
+name if any, else the longest (most specific), then the alphabetically first. A binary column
+(every value 1.0) keeps its rows only; row ids are 32-bit while they fit.
 
 >>> m = build_matrix([{"a": 1.0}, {"a": 1.0, "b": 2.0}], [0, 0], [1.0, 0.0], tiers={})
->>> m.names, list(m.indptr), m.n_features
-(('a', 'b'), [0, 1, 3], 2)
+>>> m.names, list(m.col_rows), list(m.col_values), m.is_binary(0), m.n_features
+(('a', 'b'), [0, 1, 1], [2.0], True, 2)
 """
 
 from __future__ import annotations
@@ -33,23 +34,27 @@ __all__ = [
 
 CONJ_TOP = 12  # the conjunction search pairs this many of the strongest binary features
 
+# A column handed in: (rows ascending, values), values None (or all 1.0) for a binary column.
+Cells = tuple["array[int]", "array[float] | None"]
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FeatureMatrix:
-    """The kernel's inputs, with a name, tier and aliases per column."""
+    """The kernel's inputs, column by column, with a name, tier and aliases per column.
+
+    Column ``j``'s rows are ``col_rows[col_ptr[j]:col_ptr[j + 1]]`` (ascending); its values are
+    ``col_values[val_ptr[j]:val_ptr[j + 1]]``, one per row, or none when every value is 1.0.
+    """
 
     names: tuple[str, ...]
     tiers: tuple[str, ...]
     aliases: tuple[tuple[str, ...], ...]
-    indptr: array[int]
-    indices: array[int]
-    values: array[float]
     groups: array[int]
     reward: array[float]
-    # The same cells column by column: column j's rows are ``col_rows[col_ptr[j]:col_ptr[j+1]]``.
-    col_ptr: array[int] = field(default_factory=lambda: array("q", [0]), repr=False, compare=False)
-    col_rows: array[int] = field(default_factory=lambda: array("q"), repr=False, compare=False)
-    col_values: array[float] = field(default_factory=lambda: array("d"), repr=False, compare=False)
+    col_ptr: array[int] = field(default_factory=lambda: array("q", [0]), repr=False)
+    col_rows: array[int] = field(default_factory=lambda: array("i"), repr=False)
+    val_ptr: array[int] = field(default_factory=lambda: array("q", [0]), repr=False)
+    col_values: array[float] = field(default_factory=lambda: array("d"), repr=False)
     # Each column's content digest -> the indices of the columns with it, so added columns merge
     # the same way (a digest only narrows the search: equality is checked on the cells).
     content: dict[bytes, list[int]] = field(
@@ -65,27 +70,53 @@ class FeatureMatrix:
         """The rows (ascending) where column ``j`` is non-zero."""
         return self.col_rows[self.col_ptr[j] : self.col_ptr[j + 1]]
 
+    def is_binary(self, j: int) -> bool:
+        """Is every value of column ``j`` 1.0 (its values are not stored)?"""
+        return self.val_ptr[j] == self.val_ptr[j + 1]
 
-def _key(rows: array[int], values: array[float]) -> bytes:
+    def cells(self, j: int) -> Cells:
+        """Column ``j`` as ``(rows, values)``, values None for a binary column."""
+        lo, hi = self.val_ptr[j], self.val_ptr[j + 1]
+        return self.rows_of(j), (self.col_values[lo:hi] if hi > lo else None)
+
+
+def _row_code(n_rows: int) -> str:
+    """The typecode of row ids: 32-bit while every id fits."""
+    return "i" if n_rows <= 2**31 else "q"
+
+
+def _normal(rows: Sequence[int], values: Sequence[float] | None, code: str) -> Cells:
+    """A column with rows in ``code`` and values None when every value is 1.0."""
+    rows_a = rows if isinstance(rows, array) and rows.typecode == code else array(code, rows)
+    if values is not None and not (isinstance(values, array) and values.typecode == "d"):
+        values = array("d", values)
+    if values is not None and values.count(1.0) == len(values):
+        values = None
+    return rows_a, values
+
+
+def _key(cells: Cells) -> bytes:
     """A digest of a column's cells, read in place (no copy of the cells)."""
+    rows, values = cells
     h = hashlib.blake2b(rows, digest_size=16)
-    h.update(values)
+    h.update(b"" if values is None else b"v")
+    if values is not None:
+        h.update(values)
     return h.digest()
 
 
-def _find(
-    content: Mapping[bytes, list[int]], key: bytes, rows: array[int], values: array[float],
-    cells: Callable[[int], tuple[array[int], array[float]]],
-) -> int | None:
-    """The index of the column with exactly these cells, if any."""
-    for j in content.get(key, ()):
-        if cells(j) == (rows, values):
-            return j
-    return None
+def _append(col: tuple[array[int], array[int], array[int], array[float]], cells: Cells) -> None:
+    """Append a column's cells to ``(ptr, rows, val_ptr, values)``."""
+    ptr, rows, val_ptr, values = col
+    rows.extend(cells[0])
+    ptr.append(len(rows))
+    if cells[1] is not None:
+        values.extend(cells[1])
+    val_ptr.append(len(values))
 
 
 def matrix_from_columns(
-    columns: Mapping[str, tuple[array[int], array[float]]],
+    columns: Mapping[str, tuple[Sequence[int], Sequence[float] | None]],
     groups: Sequence[int],
     reward: Sequence[float],
     *,
@@ -93,13 +124,15 @@ def matrix_from_columns(
     endorsed: Callable[[str], bool] = lambda name: False,
 ) -> FeatureMatrix:
     """Return the merged matrix of ``{name: (rows, values)}`` columns (non-zero cells only)."""
+    code = _row_code(len(groups))
     # Columns with equal cells, by digest and then by the cells themselves (in name order).
+    normal: dict[str, Cells] = {}
     by_digest: dict[bytes, list[list[str]]] = {}
     for name in sorted(columns):
-        rows, values = columns[name]
-        same = by_digest.setdefault(_key(rows, values), [])
+        cells = normal[name] = _normal(*columns[name], code)
+        same = by_digest.setdefault(_key(cells), [])
         for names in same:
-            if columns[names[0]] == (rows, values):
+            if normal[names[0]] == cells:
                 names.append(name)
                 break
         else:
@@ -108,27 +141,23 @@ def matrix_from_columns(
     for names in merged:
         names.sort(key=lambda n: (not endorsed(n), -len(n), n))
     merged.sort(key=lambda names: names[0])
-    col_ptr, col_rows, col_values = array("q", [0]), array("q"), array("d")
+    col = (array("q", [0]), array(code), array("q", [0]), array("d"))
     content: dict[bytes, list[int]] = {}
     for j, names in enumerate(merged):
-        rows, values = columns[names[0]]
-        content.setdefault(_key(rows, values), []).append(j)
-        col_rows.extend(rows)
-        col_values.extend(values)
-        col_ptr.append(len(col_rows))
-    indptr, indices, values = _backend.columns_to_rows(col_ptr, col_rows, col_values, len(groups))
+        cells = normal[names[0]]
+        content.setdefault(_key(cells), []).append(j)
+        _append(col, cells)
+    del normal
     return FeatureMatrix(
         names=tuple(n[0] for n in merged),
         tiers=tuple(tiers.get(n[0], "auto") for n in merged),
         aliases=tuple(tuple(n[1:]) for n in merged),
-        indptr=indptr,
-        indices=indices,
-        values=values,
         groups=array("q", groups),
         reward=array("d", reward),
-        col_ptr=col_ptr,
-        col_rows=col_rows,
-        col_values=col_values,
+        col_ptr=col[0],
+        col_rows=col[1],
+        val_ptr=col[2],
+        col_values=col[3],
         content=content,
     )
 
@@ -141,7 +170,7 @@ def build_matrix(
     tiers: Mapping[str, str],
     endorsed: Callable[[str], bool] = lambda name: False,
 ) -> FeatureMatrix:
-    """Return the merged CSR matrix of per-row ``{name: value}`` features."""
+    """Return the merged matrix of per-row ``{name: value}`` features."""
     columns: dict[str, tuple[array[int], array[float]]] = {}
     for i, row in enumerate(feats):
         for name, value in row.items():
@@ -167,46 +196,36 @@ def add_columns(
     """
     groups_of: list[list[str]] = [[n, *a] for n, a in zip(m.names, m.aliases, strict=True)]
     content = {key: list(js) for key, js in m.content.items()}
-    col_ptr, col_rows, col_values = array("q", m.col_ptr), array("q", m.col_rows), array(
-        "d", m.col_values
-    )
+    code = m.col_rows.typecode
+    col = (array("q", m.col_ptr), array(code, m.col_rows), array("q", m.val_ptr),
+           array("d", m.col_values))
+
+    def cells(j: int) -> Cells:
+        lo, hi, vlo, vhi = col[0][j], col[0][j + 1], col[2][j], col[2][j + 1]
+        return col[1][lo:hi], (col[3][vlo:vhi] if vhi > vlo else None)
+
     for name in sorted(columns):
-        rows = array("q", columns[name])
-        ones = array("d", [1.0]) * len(rows)
-        key = _key(rows, ones)
-
-        def cells(j: int) -> tuple[array[int], array[float]]:
-            lo, hi = col_ptr[j], col_ptr[j + 1]
-            return col_rows[lo:hi], col_values[lo:hi]
-
-        j = _find(content, key, rows, ones, cells)
+        new = _normal(columns[name], None, code)
+        key = _key(new)
+        j = next((j for j in content.get(key, ()) if cells(j) == new), None)
         if j is None:
             j = len(groups_of)
             content.setdefault(key, []).append(j)
             groups_of.append([])
-            col_rows.extend(rows)
-            col_values.extend(ones)
-            col_ptr.append(len(col_rows))
+            _append(col, new)
         groups_of[j].append(name)
     for names in groups_of:
         names.sort(key=lambda n: (not endorsed(n), -len(n), n))
-    indptr, indices, values = m.indptr, m.indices, m.values
-    if len(col_ptr) != len(m.col_ptr):
-        indptr, indices, values = _backend.columns_to_rows(
-            col_ptr, col_rows, col_values, len(m.indptr) - 1
-        )
     return FeatureMatrix(
         names=tuple(n[0] for n in groups_of),
         tiers=tuple(tiers.get(n[0], "auto") for n in groups_of),
         aliases=tuple(tuple(n[1:]) for n in groups_of),
-        indptr=indptr,
-        indices=indices,
-        values=values,
         groups=m.groups,
         reward=m.reward,
-        col_ptr=col_ptr,
-        col_rows=col_rows,
-        col_values=col_values,
+        col_ptr=col[0],
+        col_rows=col[1],
+        val_ptr=col[2],
+        col_values=col[3],
         content=content,
     )
 
@@ -214,13 +233,13 @@ def add_columns(
 def run_scan(
     m: FeatureMatrix, n_perm: int, seed: int, conjoin: Sequence[int] = (), top: int = 0
 ) -> tuple[Any, Any, Any]:
-    """Call the kernel on a matrix: ``(rho, floor, support)``.
+    """Call the kernel on a matrix, read in place: ``(rho, floor, support)``.
 
     ``conjoin`` (column ids) and ``top`` make every permutation repeat :func:`conjunctions`
     on its shuffled reward, so the floor pays for the search as the observed ranking did.
     """
-    return _backend.within_group_scan(  # type: ignore[no-any-return]
-        m.indptr, m.indices, m.values, m.n_features, m.groups, m.reward, n_perm, seed,
+    return _backend.within_group_scan_columns(  # type: ignore[no-any-return]
+        m.col_ptr, m.col_rows, m.val_ptr, m.col_values, m.groups, m.reward, n_perm, seed,
         conjoin, top,
     )
 
@@ -253,27 +272,24 @@ def conjunctions(
     live = [n for n in binary if abs(rho.get(n, 0.0)) > 0.0]
     strong = sorted(live, key=lambda n: (-abs(rho[n]), n))[:top]
     members = {n: list(rows_of(n)) for n in strong}
-    n_rows = len(groups)
+    sets = {n: set(rows) for n, rows in members.items()}
     pairs: dict[str, tuple[str, str, list[int]]] = {}
     for a_pos, a in enumerate(strong):
         for b in strong[a_pos + 1 :]:
-            both = sorted(set(members[a]) & set(members[b]))
-            if both and both != members[a] and both != members[b]:
+            # A subset of each parent: equal to one exactly when it is as long.
+            both = sorted(sets[a] & sets[b])
+            if both and len(both) != len(members[a]) and len(both) != len(members[b]):
                 pairs[f"{a} & {b}"] = (a, b, both)
     if not pairs:
         return {}
     names = sorted(pairs)
-    indptr, indices, values = array("q", [0]), array("q"), array("d")
-    cells: list[list[int]] = [[] for _ in range(n_rows)]
-    for j, name in enumerate(names):
-        for i in pairs[name][2]:
-            cells[i].append(j)
-    for row in cells:
-        indices.extend(row)
-        values.extend([1.0] * len(row))
-        indptr.append(len(indices))
-    got, _, _ = _backend.within_group_scan(
-        indptr, indices, values, len(names), array("q", groups), array("d", reward), 0, 0
+    ptr, rows = array("q", [0]), array(_row_code(len(groups)))
+    for name in names:
+        rows.extend(pairs[name][2])
+        ptr.append(len(rows))
+    got, _, _ = _backend.within_group_scan_columns(
+        ptr, rows, array("q", [0]) * len(ptr), array("d"), array("q", groups),
+        array("d", reward),
     )
     centred = _centred(groups, reward)
     z = NormalDist().inv_cdf(1.0 - alpha / len(names))

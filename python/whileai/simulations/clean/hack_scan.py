@@ -301,15 +301,14 @@ def _rank(
     line: Progress,
 ) -> None:
     columns = make_columns(line)
-    # A name is binary when every non-zero value it holds is 1.
-    binary = {n for n, (_, values) in columns.items() if values.count(1.0) == len(values)}
     tiers = {n: _tier(n) for n in columns}
     line.stage("matrix")
     first = matrix_from_columns(columns, groups, rewards, tiers=tiers, endorsed=is_endorsed)
     del columns
     # The floor repeats the conjunction search under every shuffle (its candidates are the
     # binary columns, chosen without looking at reward), in the same call as the ranking.
-    candidates = [j for j, n in enumerate(first.names) if n in binary]
+    # (a column is binary when every non-zero value it holds is 1).
+    candidates = [j for j in range(first.n_features) if first.is_binary(j)]
     n_perm = report["n_perm"]
     line.stage(f"{n_perm} permutations")
     rho, floor, sup = run_scan(first, n_perm, report["seed"], candidates, CONJ_TOP)

@@ -1,0 +1,467 @@
+//! The scan's inner work (docs/kernels.md, "Scan"): each feature's centred contributions, the
+//! shuffled rewards walked a tile at a time, and the conjunction search's AND columns. Every
+//! float sum runs in the documented order; the layout only changes where values are read.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+
+use super::{clamp_unit, sequential_mean, Conjoin, Mixed, RowId, ScanOutput};
+use crate::rng::Stream;
+
+/// The checked column-major cells the scan reads.
+pub(super) struct Columns<'a, R> {
+    pub(super) ptr: &'a [i64],
+    pub(super) rows: &'a [R],
+    pub(super) vptr: &'a [i64],
+    pub(super) values: &'a [f64],
+}
+
+impl<R: RowId> Columns<'_, R> {
+    fn n_features(&self) -> usize {
+        self.ptr.len() - 1
+    }
+
+    /// Column `j`'s `(row, 0.0 + value)` cells on rows of mixed groups, rows ascending.
+    fn cells<'s>(
+        &'s self,
+        j: usize,
+        group_of: &'s [usize],
+    ) -> impl Iterator<Item = (usize, f64)> + 's {
+        let rows = &self.rows[self.ptr[j] as usize..self.ptr[j + 1] as usize];
+        let values = &self.values[self.vptr[j] as usize..self.vptr[j + 1] as usize];
+        rows.iter().enumerate().filter_map(move |(k, &r)| {
+            let i = r.index();
+            (group_of[i] != usize::MAX).then(|| (i, 0.0 + values.get(k).copied().unwrap_or(1.0)))
+        })
+    }
+}
+
+/// One feature's centred contributions and its correlation denominator. A feature contributes
+/// every row of each mixed group where it varies: `groups` (ascending) names those groups and
+/// `values` holds their rows' centred values end to end, so the rows are implied by
+/// [`Layout`]'s positions (the rows of the mixed groups laid end to end).
+struct Feature<I> {
+    groups: Vec<I>,
+    values: Vec<f64>,
+    denom: f64,
+}
+
+/// The rows of the mixed groups by position: `start[g]..start[g + 1]` are group `g`'s.
+struct Layout {
+    order: Vec<usize>,
+    start: Vec<usize>,
+    pos_of: Vec<usize>,
+    group_at: Vec<usize>,
+}
+
+impl Layout {
+    fn new(groups: &Mixed) -> Self {
+        let mut order = Vec::new();
+        let mut start = vec![0];
+        let mut pos_of = vec![usize::MAX; groups.group_of.len()];
+        let mut group_at = Vec::new();
+        for (g, rows) in groups.mixed.iter().enumerate() {
+            for &i in rows {
+                pos_of[i] = order.len();
+                order.push(i);
+                group_at.push(g);
+            }
+            start.push(order.len());
+        }
+        Layout {
+            order,
+            start,
+            pos_of,
+            group_at,
+        }
+    }
+
+    /// Group `g`'s positions.
+    fn rows(&self, g: usize) -> std::ops::Range<usize> {
+        self.start[g]..self.start[g + 1]
+    }
+}
+
+/// The scan with each feature's positions kept as `u32` when they fit (less memory).
+pub(super) fn scan_dispatch<R: RowId>(
+    columns: &Columns<'_, R>,
+    groups: &Mixed,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> ScanOutput {
+    if groups.group_of.len() <= u32::MAX as usize {
+        scan_columns::<R, u32>(columns, groups, n_perm, seed, search)
+    } else {
+        scan_columns::<R, usize>(columns, groups, n_perm, seed, search)
+    }
+}
+
+fn scan_columns<R: RowId, I: RowId>(
+    columns: &Columns<'_, R>,
+    groups: &Mixed,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> ScanOutput {
+    let n_features = columns.n_features();
+    let n_rows = groups.group_of.len();
+    let layout = Layout::new(groups);
+
+    let features: Vec<Feature<I>> = (0..n_features)
+        .into_par_iter()
+        .map_init(
+            || vec![0.0f64; n_rows],
+            |scratch, j| {
+                feature_contributions(|| columns.cells(j, &groups.group_of), groups, scratch)
+            },
+        )
+        .collect();
+
+    let mut rho = vec![0.0; n_features];
+    let mut support = vec![0i64; n_features];
+    for (j, f) in features.iter().enumerate() {
+        if f.denom > 0.0 {
+            let mut cov = 0.0;
+            let rows = f.groups.iter().flat_map(|g| layout.rows(g.index()));
+            for (p, &c) in rows.zip(&f.values) {
+                cov += c * groups.centred[layout.order[p]];
+            }
+            rho[j] = clamp_unit(cov / f.denom);
+        }
+        support[j] = f.values.len() as i64;
+    }
+
+    let active: Vec<(usize, &Feature<I>)> = features
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.denom > 0.0)
+        .collect();
+    let mut is_candidate = vec![false; n_features];
+    if search.top >= 2 {
+        for &j in search.columns {
+            is_candidate[j as usize] = true;
+        }
+    }
+    // Permutations in blocks of LANES: lane l of a block accumulates permutation p's covariance
+    // with exactly the scalar sequence of operations (same order, no fused multiply-add), so the
+    // lanes only let the independent sums share one pass over the feature's rows.
+    // An AND column's denominator does not depend on the permutation: each is summed once.
+    let pair_denoms: std::sync::Mutex<HashMap<(usize, usize), f64>> = Default::default();
+    let mut floor = vec![0.0; n_perm];
+    floor
+        .par_chunks_mut(LANES)
+        .enumerate()
+        .for_each(|(block, slots)| {
+            let width = slots.len();
+            let lanes = shuffled_lanes(groups, &layout, seed, block, width);
+            let mut top = [0.0f64; LANES];
+            let mut strong: [Vec<(f64, usize)>; LANES] = Default::default();
+            let items: Vec<(&[I], &[f64])> = active
+                .iter()
+                .map(|(_, f)| (f.groups.as_slice(), f.values.as_slice()))
+                .collect();
+            let covs = tiled_covariances(&items, &layout, &lanes);
+            for (&(j, f), cov) in active.iter().zip(&covs) {
+                for l in 0..width {
+                    let value = clamp_unit(cov[l] / f.denom).abs();
+                    if value > top[l] {
+                        top[l] = value;
+                    }
+                    if is_candidate[j] && value > 0.0 {
+                        strong[l].push((value, j));
+                    }
+                }
+            }
+            if strong.iter().any(|s| s.len() >= 2) {
+                let pairs: Vec<((usize, usize), u16)> =
+                    chosen_pairs(&mut strong, search.top).into_iter().collect();
+                // Each paired column's non-zero cells as a bitmap by position.
+                let mut bits: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+                for &((a, b), _) in &pairs {
+                    for j in [a, b] {
+                        bits.entry(j)
+                            .or_insert_with(|| position_bits(columns, j, groups, &layout));
+                    }
+                }
+                let mut rest = pairs.as_slice();
+                while !rest.is_empty() {
+                    // A batch of AND columns, their contributions held at most PAIR_BATCH long.
+                    let mut batch: Vec<(Feature<I>, u16)> = Vec::new();
+                    let mut held = 0usize;
+                    while let Some((&((a, b), lanes_of), tail)) = rest.split_first() {
+                        if held >= PAIR_BATCH && !batch.is_empty() {
+                            break;
+                        }
+                        rest = tail;
+                        let known = pair_denoms
+                            .lock()
+                            .ok()
+                            .and_then(|d| d.get(&(a, b)).copied());
+                        if known == Some(0.0) {
+                            continue;
+                        }
+                        let f =
+                            and_contributions::<I>(&bits[&a], &bits[&b], groups, &layout, known);
+                        if known.is_none() {
+                            if let Ok(mut d) = pair_denoms.lock() {
+                                d.insert((a, b), f.denom);
+                            }
+                        }
+                        if f.denom > 0.0 {
+                            held += f.values.len();
+                            batch.push((f, lanes_of));
+                        }
+                    }
+                    let items: Vec<(&[I], &[f64])> = batch
+                        .iter()
+                        .map(|(f, _)| (f.groups.as_slice(), f.values.as_slice()))
+                        .collect();
+                    let covs = tiled_covariances(&items, &layout, &lanes);
+                    for ((f, lanes_of), cov) in batch.iter().zip(&covs) {
+                        for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
+                            let value = clamp_unit(cov[l] / f.denom).abs();
+                            if value > top[l] {
+                                top[l] = value;
+                            }
+                        }
+                    }
+                }
+            }
+            slots.copy_from_slice(&top[..width]);
+        });
+    (rho, floor, support)
+}
+
+const LANES: usize = 8;
+/// Positions per tile of the lanes (64 bytes each): a tile stays in cache while every feature
+/// adds its contributions in it.
+const TILE: usize = 4096;
+/// AND-column contributions held at once per thread (12 or 16 bytes each).
+const PAIR_BATCH: usize = 1 << 20;
+
+/// The block's shuffled centred rewards by position, lane `l` at `lanes[p * LANES + l]`.
+fn shuffled_lanes(
+    groups: &Mixed,
+    layout: &Layout,
+    seed: u64,
+    block: usize,
+    width: usize,
+) -> Vec<f64> {
+    let mut shuffled = groups.centred.clone();
+    let mut lanes = vec![0.0f64; layout.order.len() * LANES];
+    for l in 0..width {
+        shuffled.copy_from_slice(&groups.centred);
+        let mut stream = Stream::new(seed, (block * LANES + l) as u64);
+        for rows in &groups.mixed {
+            for k in (1..rows.len()).rev() {
+                let m = stream.below(k as u64 + 1) as usize;
+                shuffled.swap(rows[k], rows[m]);
+            }
+        }
+        for (p, &i) in layout.order.iter().enumerate() {
+            lanes[p * LANES + l] = shuffled[i];
+        }
+    }
+    lanes
+}
+
+/// Each item's covariance with every lane: per item `(groups, values)`, `cov[l] += c *
+/// lane[p][l]` over its contributions in order (no FMA). Positions are walked a tile at a time,
+/// every item resuming where it stopped, so each item's sums run in exactly their order.
+fn tiled_covariances<I: RowId>(
+    items: &[(&[I], &[f64])],
+    layout: &Layout,
+    lanes: &[f64],
+) -> Vec<[f64; LANES]> {
+    let n_pos = layout.order.len();
+    let mut cov = vec![[0.0f64; LANES]; items.len()];
+    // Per item: (index into its groups, offset within that group, index into its values).
+    let mut at = vec![(0usize, 0usize, 0usize); items.len()];
+    let mut lo = 0;
+    while lo < n_pos {
+        let hi = (lo + TILE).min(n_pos);
+        for ((&(gs, vals), acc), cursor) in items.iter().zip(&mut cov).zip(&mut at) {
+            let mut sum = *acc;
+            let (mut s, mut off, mut k) = *cursor;
+            while s < gs.len() {
+                let rows = layout.rows(gs[s].index());
+                let from = rows.start + off;
+                if from >= hi {
+                    break;
+                }
+                let to = rows.end.min(hi);
+                let n = to - from;
+                let lane_rows = lanes[from * LANES..to * LANES].chunks_exact(LANES);
+                for (&c, row) in vals[k..k + n].iter().zip(lane_rows) {
+                    for l in 0..LANES {
+                        sum[l] += c * row[l];
+                    }
+                }
+                k += n;
+                if to == rows.end {
+                    s += 1;
+                    off = 0;
+                } else {
+                    off += n;
+                    break;
+                }
+            }
+            *acc = sum;
+            *cursor = (s, off, k);
+        }
+        lo = hi;
+    }
+    cov
+}
+
+/// Per lane, the `top` strongest candidates (|rho| descending, then column ascending); returns
+/// every pair of them once, keyed `(low column, high column)`, with a bit per lane that wants it.
+fn chosen_pairs(
+    strong: &mut [Vec<(f64, usize)>; LANES],
+    top: usize,
+) -> BTreeMap<(usize, usize), u16> {
+    let mut pairs = BTreeMap::new();
+    for (l, cands) in strong.iter_mut().enumerate() {
+        cands.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        cands.truncate(top);
+        for (x, &(_, a)) in cands.iter().enumerate() {
+            for &(_, b) in &cands[x + 1..] {
+                *pairs.entry((a.min(b), a.max(b))).or_insert(0u16) |= 1 << l;
+            }
+        }
+    }
+    pairs
+}
+
+/// Column `j`'s non-zero cells on rows of mixed groups, as a bitmap by position.
+fn position_bits<R: RowId>(
+    columns: &Columns<'_, R>,
+    j: usize,
+    groups: &Mixed,
+    layout: &Layout,
+) -> Vec<u64> {
+    let mut bits = vec![0u64; layout.order.len().div_ceil(64)];
+    for (i, v) in columns.cells(j, &groups.group_of) {
+        if v != 0.0 {
+            let p = layout.pos_of[i];
+            bits[p / 64] |= 1 << (p % 64);
+        }
+    }
+    bits
+}
+
+/// The contributions of the AND of two columns given as position bitmaps: the
+/// [`feature_contributions`] of the column with 1.0 where both are non-zero. Its dense values
+/// are 0.0 and 1.0, so a group varies exactly when it holds some but not all of those rows,
+/// and its sequential sum is the exact count: the mean is `count / len`. With `denom` known
+/// (from an earlier permutation block) the sum of squares is not summed again.
+fn and_contributions<I: RowId>(
+    a: &[u64],
+    b: &[u64],
+    groups: &Mixed,
+    layout: &Layout,
+    denom: Option<f64>,
+) -> Feature<I> {
+    let mut f = Feature {
+        groups: Vec::new(),
+        values: Vec::new(),
+        denom: 0.0,
+    };
+    let mut var_x = 0.0;
+    let both = |p: usize| a[p / 64] & b[p / 64] & (1 << (p % 64)) != 0;
+    let mut emit = |g: usize, count: usize, f: &mut Feature<I>| {
+        let span = layout.rows(g);
+        if count == span.len() {
+            return;
+        }
+        let mean = count as f64 / span.len() as f64;
+        let start = f.values.len();
+        f.values
+            .extend(span.map(|p| if both(p) { 1.0 } else { 0.0 } - mean));
+        if denom.is_none() {
+            for &c in &f.values[start..] {
+                var_x += c * c;
+            }
+        }
+        f.groups.push(I::from_index(g));
+    };
+    // Set bits ascend in position, so their groups ascend too: count each group's run.
+    let (mut current, mut count) = (usize::MAX, 0usize);
+    for (w, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let mut word = x & y;
+        while word != 0 {
+            let p = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            let g = layout.group_at[p];
+            if g != current {
+                if current != usize::MAX {
+                    emit(current, count, &mut f);
+                }
+                (current, count) = (g, 0);
+            }
+            count += 1;
+        }
+    }
+    if current != usize::MAX {
+        emit(current, count, &mut f);
+    }
+    f.denom = denom.unwrap_or(if var_x > 0.0 && groups.var_r > 0.0 {
+        (var_x * groups.var_r).sqrt()
+    } else {
+        0.0
+    });
+    f
+}
+
+/// Centre one feature within every mixed group where it varies (groups in order).
+///
+/// `cells()` yields the column's `(row, value)` cells on rows of mixed groups, rows ascending
+/// (read twice: to scatter and to reset `scratch`, which is all 0.0 before and after).
+fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
+    cells: impl Fn() -> C,
+    groups: &Mixed,
+    scratch: &mut [f64],
+) -> Feature<I> {
+    let mut varying: Vec<I> = Vec::new();
+    let mut values = Vec::new();
+    // Only groups holding an entry can vary: elsewhere every value is 0.0.
+    let mut touched: Vec<usize> = Vec::new();
+    for (i, v) in cells() {
+        scratch[i] = v;
+        touched.push(groups.group_of[i]);
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    let mut dense = Vec::new();
+    for &g in &touched {
+        let rows = &groups.mixed[g];
+        dense.clear();
+        dense.extend(rows.iter().map(|&i| scratch[i]));
+        let first = dense[0];
+        if dense.iter().all(|&v| v == first) {
+            continue;
+        }
+        let mean = sequential_mean(dense.iter().copied());
+        varying.push(I::from_index(g));
+        values.extend(dense.iter().map(|&v| v - mean));
+    }
+    for (i, _) in cells() {
+        scratch[i] = 0.0;
+    }
+    let mut var_x = 0.0;
+    for &c in &values {
+        var_x += c * c;
+    }
+    let denom = if var_x > 0.0 && groups.var_r > 0.0 {
+        (var_x * groups.var_r).sqrt()
+    } else {
+        0.0
+    };
+    Feature {
+        groups: varying,
+        values,
+        denom,
+    }
+}

@@ -1,0 +1,451 @@
+//! The within-group correlation scan and its permutation noise floor (docs/kernels.md, "Scan").
+//!
+//! Every float sum runs in the documented order (mixed groups by ascending id, rows ascending
+//! within a group, a row's entries in CSR order), so the results equal the pure backend's.
+//! Permutations are independent units (one stream each) and run in parallel. With a
+//! [`Conjoin`] search, every permutation also repeats the caller's conjunction search on its
+//! shuffled reward, so the floor holds the chosen conjunctions to the same choice.
+
+mod kernel;
+
+use std::collections::BTreeMap;
+
+use crate::error::{float_repr, CoreError};
+use kernel::{scan_dispatch, Columns};
+
+/// A sparse matrix in CSR form with one group id and one reward per row.
+pub struct ScanInput<'a> {
+    pub indptr: &'a [i64],
+    pub indices: &'a [i64],
+    pub values: &'a [f64],
+    pub n_features: usize,
+    pub groups: &'a [i64],
+    pub reward: &'a [f64],
+}
+
+/// `(rho per feature, max |rho| per permutation, contributing rows per feature)`.
+pub type ScanOutput = (Vec<f64>, Vec<f64>, Vec<i64>);
+
+/// The conjunction search repeated under every permutation: the `top` columns of `columns`
+/// (distinct ids) with the largest non-zero |rho| against the shuffled reward are paired, and
+/// the AND of each pair (1.0 where both columns are non-zero) counts toward the maximum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Conjoin<'a> {
+    pub columns: &'a [i64],
+    pub top: usize,
+}
+
+/// Check the conjunction candidates: column ids in `[0, n_features)`, none repeated.
+pub fn check_conjoin(columns: &[i64], n_features: usize) -> Result<(), CoreError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (k, &j) in columns.iter().enumerate() {
+        if j < 0 || j as u64 >= n_features as u64 {
+            return Err(CoreError::Value(format!(
+                "conjoin[{k}] = {j} is outside [0, {n_features})"
+            )));
+        }
+        if !seen.insert(j) {
+            return Err(CoreError::Value(format!(
+                "conjoin[{k}] = {j} repeats an earlier column"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Python's `min(1.0, max(-1.0, x))` (NaN-aware the way Python's builtins are).
+#[inline]
+fn clamp_unit(x: f64) -> f64 {
+    let lifted = if x > -1.0 { x } else { -1.0 };
+    if lifted < 1.0 {
+        lifted
+    } else {
+        1.0
+    }
+}
+
+/// Check the shapes and values, in the pure backend's order and words.
+pub fn check_input(input: &ScanInput<'_>) -> Result<(), CoreError> {
+    let value = |msg: String| Err(CoreError::Value(msg));
+    let n_rows = input.groups.len();
+    if input.reward.len() != n_rows {
+        return value(format!(
+            "reward has {} values but groups has {n_rows}",
+            input.reward.len()
+        ));
+    }
+    if input.indptr.len() != n_rows + 1 || input.indptr[0] != 0 {
+        return value(format!(
+            "indptr must have {} entries starting at 0, got {}",
+            n_rows + 1,
+            input.indptr.len()
+        ));
+    }
+    let last = input.indptr[n_rows];
+    if input.indices.len() != input.values.len() || last != input.indices.len() as i64 {
+        return value(format!(
+            "indices ({}) and values ({}) must both have indptr[-1] ({last}) entries",
+            input.indices.len(),
+            input.values.len()
+        ));
+    }
+    for i in 0..n_rows {
+        if input.indptr[i + 1] < input.indptr[i] {
+            return value(format!("indptr must not decrease (at row {i})"));
+        }
+        if input.groups[i] < 0 {
+            return value(format!("groups[{i}] must be >= 0, got {}", input.groups[i]));
+        }
+        if !input.reward[i].is_finite() {
+            return value(format!(
+                "reward[{i}] must be finite, got {}",
+                float_repr(input.reward[i])
+            ));
+        }
+    }
+    for (k, &j) in input.indices.iter().enumerate() {
+        if j < 0 || j as u64 >= input.n_features as u64 {
+            return value(format!(
+                "indices[{k}] = {j} is outside [0, {})",
+                input.n_features
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn sequential_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let mut total = 0.0;
+    let mut count = 0usize;
+    for v in values {
+        total += v;
+        count += 1;
+    }
+    total / count as f64
+}
+
+/// A row id as the caller stores it (`array('i')` or `array('q')`), or as a feature keeps it.
+pub trait RowId: Copy + Send + Sync {
+    fn index(self) -> usize;
+    fn from_index(i: usize) -> Self;
+}
+
+impl RowId for i32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as i32
+    }
+}
+
+impl RowId for i64 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as i64
+    }
+}
+
+impl RowId for u32 {
+    #[inline]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i as u32
+    }
+}
+
+impl RowId for usize {
+    #[inline]
+    fn index(self) -> usize {
+        self
+    }
+    #[inline]
+    fn from_index(i: usize) -> Self {
+        i
+    }
+}
+
+/// A column-major matrix with one group id and one reward per row (docs/kernels.md, "Scan").
+///
+/// Column `j`'s rows are `rows[ptr[j]..ptr[j + 1]]`, strictly ascending; its values are
+/// `values[vptr[j]..vptr[j + 1]]`, one per row, or none at all: then every value is 1.0 (a
+/// binary column stores its rows only).
+pub struct ColumnInput<'a, R> {
+    pub ptr: &'a [i64],
+    pub rows: &'a [R],
+    pub vptr: &'a [i64],
+    pub values: &'a [f64],
+    pub groups: &'a [i64],
+    pub reward: &'a [f64],
+}
+
+/// Check a column-major input, in the pure backend's order and words.
+pub fn check_columns<R: RowId + Into<i64>>(input: &ColumnInput<'_, R>) -> Result<(), CoreError> {
+    let value = |msg: String| Err(CoreError::Value(msg));
+    let n_rows = input.groups.len();
+    if input.reward.len() != n_rows {
+        return value(format!(
+            "reward has {} values but groups has {n_rows}",
+            input.reward.len()
+        ));
+    }
+    let partition = |ptr: &[i64], len: usize| {
+        ptr.first() == Some(&0)
+            && ptr.windows(2).all(|w| w[0] <= w[1])
+            && ptr.last().map(|&l| l as u64) == Some(len as u64)
+    };
+    if !partition(input.ptr, input.rows.len()) {
+        return value(format!(
+            "ptr must run from 0 to len(rows) ({}) without decreasing",
+            input.rows.len()
+        ));
+    }
+    if input.vptr.len() != input.ptr.len() || !partition(input.vptr, input.values.len()) {
+        return value(format!(
+            "vptr must have {} entries running from 0 to len(values) ({}) without decreasing",
+            input.ptr.len(),
+            input.values.len()
+        ));
+    }
+    for j in 0..input.ptr.len() - 1 {
+        let (lo, hi) = (input.ptr[j] as usize, input.ptr[j + 1] as usize);
+        let n_values = input.vptr[j + 1] - input.vptr[j];
+        if n_values != 0 && n_values as usize != hi - lo {
+            return value(format!(
+                "column {j} has {} rows but {n_values} values (give one per row, or none for 1.0)",
+                hi - lo
+            ));
+        }
+        let mut last = -1i64;
+        for k in lo..hi {
+            let r: i64 = input.rows[k].into();
+            if r < 0 || r as u64 >= n_rows as u64 {
+                return value(format!("rows[{k}] = {r} is outside [0, {n_rows})"));
+            }
+            if r <= last {
+                return value(format!("rows[{k}] = {r} does not ascend within column {j}"));
+            }
+            last = r;
+        }
+    }
+    check_rows(input.groups, input.reward)
+}
+
+/// Every group id >= 0 and every reward finite.
+fn check_rows(groups: &[i64], reward: &[f64]) -> Result<(), CoreError> {
+    for (i, (&g, &r)) in groups.iter().zip(reward).enumerate() {
+        if g < 0 {
+            return Err(CoreError::Value(format!(
+                "groups[{i}] must be >= 0, got {g}"
+            )));
+        }
+        if !r.is_finite() {
+            return Err(CoreError::Value(format!(
+                "reward[{i}] must be finite, got {}",
+                float_repr(r)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The mixed groups (ascending id, rows ascending), each row's mixed-group position
+/// (`usize::MAX` outside them), the centred reward and its sum of squares.
+struct Mixed {
+    mixed: Vec<Vec<usize>>,
+    group_of: Vec<usize>,
+    centred: Vec<f64>,
+    var_r: f64,
+}
+
+fn mixed_groups(groups: &[i64], reward: &[f64]) -> Mixed {
+    let n_rows = groups.len();
+    let mut members: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    for (i, &g) in groups.iter().enumerate() {
+        members.entry(g).or_default().push(i);
+    }
+    let mut centred = vec![0.0f64; n_rows];
+    let mut mixed: Vec<Vec<usize>> = Vec::new();
+    for rows in members.into_values() {
+        if rows.len() < 2 {
+            continue;
+        }
+        let first = reward[rows[0]];
+        if rows.iter().all(|&i| reward[i] == first) {
+            continue;
+        }
+        let mean = sequential_mean(rows.iter().map(|&i| reward[i]));
+        for &i in &rows {
+            centred[i] = reward[i] - mean;
+        }
+        mixed.push(rows);
+    }
+    let mut var_r = 0.0;
+    for rows in &mixed {
+        for &i in rows {
+            var_r += centred[i] * centred[i];
+        }
+    }
+    let mut group_of = vec![usize::MAX; n_rows];
+    for (g, rows) in mixed.iter().enumerate() {
+        for &i in rows {
+            group_of[i] = g;
+        }
+    }
+    Mixed {
+        mixed,
+        group_of,
+        centred,
+        var_r,
+    }
+}
+
+/// The scan of a CSR matrix: `rho` per feature, the permutation noise floor, and support.
+///
+/// The rows of each feature are gathered (duplicates in a row add from 0.0, in CSR order) into
+/// a column-major copy, then scanned as [`within_group_scan_columns`] scans.
+pub fn within_group_scan(
+    input: &ScanInput<'_>,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> Result<ScanOutput, CoreError> {
+    check_input(input)?;
+    check_conjoin(search.columns, input.n_features)?;
+    let groups = mixed_groups(input.groups, input.reward);
+    // Per feature, (row, summed value) in ascending row order, rows of mixed groups only.
+    let mut cells: Vec<Vec<(usize, f64)>> = vec![Vec::new(); input.n_features];
+    for (i, &g) in groups.group_of.iter().enumerate() {
+        if g == usize::MAX {
+            continue;
+        }
+        for k in input.indptr[i] as usize..input.indptr[i + 1] as usize {
+            let col = &mut cells[input.indices[k] as usize];
+            match col.last_mut() {
+                Some((row, sum)) if *row == i => *sum += input.values[k],
+                _ => col.push((i, 0.0 + input.values[k])),
+            }
+        }
+    }
+    let mut ptr = vec![0i64];
+    let mut rows = Vec::new();
+    let mut values = Vec::new();
+    for col in cells {
+        rows.extend(col.iter().map(|&(i, _)| i as i64));
+        values.extend(col.iter().map(|&(_, v)| v));
+        ptr.push(rows.len() as i64);
+    }
+    let columns = Columns {
+        ptr: &ptr,
+        rows: &rows,
+        vptr: &ptr,
+        values: &values,
+    };
+    Ok(scan_dispatch(&columns, &groups, n_perm, seed, search))
+}
+
+/// The scan of a column-major matrix, read in place: the same results as
+/// [`within_group_scan`] on the same cells.
+pub fn within_group_scan_columns<R: RowId + Into<i64>>(
+    input: &ColumnInput<'_, R>,
+    n_perm: usize,
+    seed: u64,
+    search: &Conjoin<'_>,
+) -> Result<ScanOutput, CoreError> {
+    check_columns(input)?;
+    check_conjoin(search.columns, input.ptr.len() - 1)?;
+    let groups = mixed_groups(input.groups, input.reward);
+    let columns = Columns {
+        ptr: input.ptr,
+        rows: input.rows,
+        vptr: input.vptr,
+        values: input.values,
+    };
+    Ok(scan_dispatch(&columns, &groups, n_perm, seed, search))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docstring_example() {
+        let input = ScanInput {
+            indptr: &[0, 1, 1, 1, 2],
+            indices: &[0, 0],
+            values: &[1.0, 1.0],
+            n_features: 1,
+            groups: &[0, 0, 1, 1],
+            reward: &[1.0, 0.0, 0.0, 1.0],
+        };
+        let (rho, floor, support) = within_group_scan(&input, 2, 0, &Conjoin::default()).unwrap();
+        assert_eq!(rho, vec![1.0]);
+        assert_eq!(floor.len(), 2);
+        assert_eq!(support, vec![4]);
+    }
+
+    #[test]
+    fn columns_give_the_csr_results() {
+        // Feature 0 binary (rows only) on rows 0 and 3, feature 1 valued on rows 1 and 3.
+        let csr = ScanInput {
+            indptr: &[0, 1, 2, 2, 4],
+            indices: &[0, 1, 0, 1],
+            values: &[1.0, 2.0, 1.0, 0.5],
+            n_features: 2,
+            groups: &[0, 0, 1, 1],
+            reward: &[1.0, 0.0, 0.0, 1.0],
+        };
+        let columns = ColumnInput {
+            ptr: &[0, 2, 4],
+            rows: &[0i32, 3, 1, 3],
+            vptr: &[0, 0, 2],
+            values: &[2.0, 0.5],
+            groups: &[0, 0, 1, 1],
+            reward: &[1.0, 0.0, 0.0, 1.0],
+        };
+        let search = Conjoin {
+            columns: &[0, 1],
+            top: 2,
+        };
+        let want = within_group_scan(&csr, 9, 3, &search).unwrap();
+        let got = within_group_scan_columns(&columns, 9, 3, &search).unwrap();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn uniform_groups_take_no_part() {
+        let input = ScanInput {
+            indptr: &[0, 1, 1],
+            indices: &[0],
+            values: &[1.0],
+            n_features: 1,
+            groups: &[0, 0],
+            reward: &[1.0, 1.0],
+        };
+        let (rho, floor, support) = within_group_scan(&input, 3, 0, &Conjoin::default()).unwrap();
+        assert_eq!((rho, floor, support), (vec![0.0], vec![0.0; 3], vec![0]));
+    }
+
+    #[test]
+    fn bad_index_is_named() {
+        let input = ScanInput {
+            indptr: &[0, 1],
+            indices: &[5],
+            values: &[1.0],
+            n_features: 2,
+            groups: &[0],
+            reward: &[1.0],
+        };
+        let err = within_group_scan(&input, 0, 0, &Conjoin::default()).unwrap_err();
+        assert_eq!(err.to_string(), "indices[0] = 5 is outside [0, 2)");
+    }
+}
