@@ -150,6 +150,13 @@ def test_decontaminate_paths_gzip_output_and_bad_line(ray: Any, tmp_path: Path) 
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(RowError, match=r"bad\.jsonl:48: not valid JSON"):
         decontaminate_dataset(bad, EVALS, span_bytes=300, progress=False)
+    lines[47] = "\ufeff" + json.dumps(rows[47])  # a byte-order mark is for line 1 only
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RowError, match=r"bad\.jsonl:48: not valid JSON"):
+        zps.decontaminate(str(bad), EVALS, progress=False)
+    for size in (300, len("\n".join(lines[:47])) + 1):  # the line inside a span, or opening one
+        with pytest.raises(RowError, match=r"bad\.jsonl:48: not valid JSON"):
+            decontaminate_dataset(bad, EVALS, span_bytes=size, progress=False)
 
 
 def test_decontaminate_dataset_of_many_blocks_leaves_the_callers_context(ray: Any) -> None:

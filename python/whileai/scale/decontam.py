@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterable
 from os import PathLike
 from typing import Any
 
-from whileai.errors import ConfigError
+from whileai.errors import ConfigError, RowError
 from whileai.scale._ray import is_dataset, ordered, require_ray, rows_of_table
-from whileai.scale.spans import Span, is_paths, line_text, span_rows, spans
+from whileai.scale.spans import Span, copy_span, is_paths, line_text, span_rows, spans
 from whileai.simulations.clean.decontam import (
     build_eval_index,
     decontaminate,
@@ -41,6 +42,7 @@ __all__ = ["decontaminate_dataset"]
 
 _KEPT = "__whileai_kept"
 _REPORT = "__whileai_report"
+_BOM = b"\xef\xbb\xbf"
 
 
 def _check(table: Any, index: Any, column: str | None, knobs: dict[str, Any]) -> Any:
@@ -66,12 +68,47 @@ def _check_span(span: Span, index: EvalIndex, knobs: dict[str, Any], batch_size:
                 out: str | None) -> tuple[str, Any]:
     """Read and check one span: its report (JSON) and its kept lines (a table; None once written).
 
-    The lines are checked ``batch_size`` rows at a time, so a task holds one batch of parsed
-    rows and the span's kept lines, whatever the file's size.
+    The span's lines are copied to a file of their own and go through the single-process
+    file-to-file path (blocks of lines, the rules applied natively), so a task holds one block
+    and the span's kept lines, whatever the input's size. Where that file would read otherwise
+    than the span (a byte-order mark opening a span that is not the file's first) or a line is
+    bad, the span is read line by line instead: the same rows, errors naming the real file.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    with tempfile.TemporaryDirectory(prefix="whileai-span-") as tmp:
+        kept_path = os.path.join(tmp, "kept.jsonl")
+        source = span.path
+        if span.end >= 0:
+            source = os.path.join(tmp, "span.jsonl")
+            copy_span(span, source)
+            with open(source, "rb") as head:
+                if span.start > 0 and head.read(3) == _BOM:
+                    source = ""
+        try:
+            if not source:
+                raise RowError("a byte-order mark inside the file")
+            report = decontaminate(source, index, **{**knobs, "output": kept_path})[1]
+            with open(kept_path, "rb") as f:
+                texts = [line_text(line) for line in f]
+        except RowError:
+            report, texts = _check_lines(span, index, knobs, batch_size)
+    report["output"] = None
+    table = pa.table({"text": pa.array(texts, pa.string())})
+    if out is None:
+        return json.dumps(report), table
+    pq.write_table(table, os.path.join(out, f"part-{span.order:06d}.parquet"))
+    return json.dumps(report), None
+
+
+def _check_lines(span: Span, index: EvalIndex, knobs: dict[str, Any],
+                 batch_size: int) -> tuple[dict[str, Any], list[str]]:
+    """Check a span read line by line (``batch_size`` rows at a time): its report, kept lines.
+
+    Raises:
+        RowError: a bad line, named by file and line number.
+    """
     reports: list[dict[str, Any]] = []
     texts: list[str] = []
     rows: list[dict[str, Any]] = []
@@ -92,12 +129,7 @@ def _check_span(span: Span, index: EvalIndex, knobs: dict[str, Any], batch_size:
             check()
     if rows or not reports:
         check()
-    table = pa.table({"text": pa.array(texts, pa.string())})
-    report = json.dumps(merge_decontamination(reports, index))
-    if out is None:
-        return report, table
-    pq.write_table(table, os.path.join(out, f"part-{span.order:06d}.parquet"))
-    return report, None
+    return merge_decontamination(reports, index), texts
 
 
 def _block_reports(table: Any) -> list[str]:

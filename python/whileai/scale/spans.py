@@ -37,7 +37,7 @@ from typing import IO, Any
 from whileai.errors import ConfigError, RowError
 from whileai.simulations.io import check_input_file, read_jsonl
 
-__all__ = ["Span", "is_paths", "span_rows", "spans"]
+__all__ = ["Span", "copy_span", "is_paths", "line_text", "span_bounds", "span_rows", "spans"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -87,6 +87,41 @@ def _open(span: Span) -> IO[bytes]:
     if span.end < 0:
         return gzip.open(span.path, "rb")  # type: ignore[return-value]
     return open(span.path, "rb")
+
+
+def span_bounds(span: Span) -> tuple[int, int]:
+    """The bytes ``[first, last)`` the span's lines take (first == last: no line starts in it).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.jsonl")
+    >>> _ = open(path, "w").write('{"a": 1}\\n{"a": 22}\\n')
+    >>> span_bounds(Span(path, 0, 5, 0)), span_bounds(Span(path, 5, 19, 1))
+    ((0, 9), (9, 19))
+    """
+    if span.end < 0:
+        return 0, -1
+    with open(span.path, "rb") as handle:
+        total = handle.seek(0, os.SEEK_END)
+
+        def line_start_from(offset: int) -> int:
+            if offset <= 0 or offset >= total:
+                return min(max(offset, 0), total)
+            handle.seek(offset - 1)
+            return offset - 1 + len(handle.readline())
+
+        first = line_start_from(span.start)
+        return first, max(first, line_start_from(span.end))
+
+
+def copy_span(span: Span, target: str) -> None:
+    """Write the span's lines (their bytes as they are) to the file ``target``."""
+    first, last = span_bounds(span)
+    with open(span.path, "rb") as src, open(target, "wb") as dst:
+        src.seek(first)
+        left = last - first
+        while left > 0 and (block := src.read(min(left, 1 << 22))):
+            dst.write(block)
+            left -= len(block)
 
 
 def span_lines(span: Span) -> Iterator[bytes]:
