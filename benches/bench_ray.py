@@ -43,8 +43,18 @@ from _bench import cpu_seconds_of, parser, peak_rss_of
 from bench_large import write_sets
 
 
-def _ray_workers() -> list[int]:
-    """Pids of this machine's Ray worker processes (their names start with ``ray::``)."""
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _ray_workers(root: int) -> list[int]:
+    """Pids of the Ray worker processes (named ``ray::...``) descended from process ``root``.
+
+    Only this cluster's: another Ray cluster on the machine (another user's job) is not ours.
+    """
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -53,7 +63,11 @@ def _ray_workers() -> list[int]:
             except OSError:
                 continue
             if cmd.startswith(b"ray::"):
-                pids.append(int(entry.name))
+                pid = int(entry.name)
+                while pid > 1 and pid != root:
+                    pid = _parent(pid)
+                if pid == root:
+                    pids.append(int(entry.name))
     return pids
 
 
@@ -80,7 +94,7 @@ class Sampler:
 
     def _run(self) -> None:
         while not self.done.wait(0.2):
-            for pid in _ray_workers():
+            for pid in _ray_workers(os.getpid()):
                 for table, value in ((self.peak, peak_rss_of(pid)), (self.uss, private_mib(pid)),
                                      (self.cpu, cpu_seconds_of(pid))):
                     if value == value:  # not NaN: the process was still there
@@ -131,14 +145,17 @@ def _child(mode: str, root: Path, cpus: int) -> dict[str, Any]:
         start, cpu = time.perf_counter(), time.process_time()
         with Sampler() as sampler:
             rows = ray.data.read_text(str(train)) if mode == "dataset" else str(train)
-            kept, report = decontaminate_dataset(rows, index, column="text" if mode == "dataset"
-                                                 else None, output=root / f"kept-{mode}",
-                                                 progress=False)
+            _, report = decontaminate_dataset(rows, index, column="text" if mode == "dataset"
+                                              else None, output=root / f"kept-{mode}",
+                                              progress=False)
             seconds = time.perf_counter() - start
-            digest = _digest(r["text"] for r in kept.iter_rows())
         cpu_s = time.process_time() - cpu + sum(sampler.cpu.values())
     finally:
         ray.shutdown()
+    import pyarrow.parquet as pq
+
+    texts = pq.read_table(str(root / f"kept-{mode}"), columns=["text"]).column("text")
+    digest = _digest(text for chunk in texts.chunks for text in chunk.to_pylist())
     return {"seconds": seconds, "cpu_s": cpu_s, "report": report, "digest": str(digest),
             "driver": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "workers": len(sampler.peak), "peak": max(sampler.peak.values(), default=0.0),
@@ -150,6 +167,7 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=5_000_000, help="train rows")
     p.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray cluster")
     p.add_argument("--dataset", action="store_true", help="also the ray.data.read_text path")
+    p.add_argument("--data", help="a folder to keep the generated files in (reused if there)")
     p.add_argument("--child", choices=("single", "ray", "dataset"), help=argparse.SUPPRESS)
     p.add_argument("--root", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -162,9 +180,17 @@ def main() -> None:
           flush=True)
     with tempfile.TemporaryDirectory(prefix="bray") as tmp:
         root = Path(tmp)
-        start = time.perf_counter()
-        write_sets(root, rows, 10_000)
-        print(f"# wrote {rows} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        data = Path(args.data) if args.data else root
+        marker = data / f"rows-{rows}"
+        if not marker.exists():
+            start = time.perf_counter()
+            data.mkdir(parents=True, exist_ok=True)
+            write_sets(data, rows, 10_000)
+            marker.touch()
+            print(f"# wrote {rows} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        for name in ("train.jsonl", "eval.jsonl"):
+            if data != root:
+                (root / name).symlink_to((data / name).resolve())
         modes = ("single", "ray", "dataset") if args.dataset else ("single", "ray")
         results: dict[str, dict[str, Any]] = {}
         for mode in modes:
