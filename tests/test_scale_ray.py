@@ -181,6 +181,8 @@ def test_decontaminate_dataset_refuses_a_list(ray: Any) -> None:
         decontaminate_dataset([{"prompt": "x"}], EVALS)
     with pytest.raises(ConfigError, match="span_bytes"):
         decontaminate_dataset(["x.jsonl"], EVALS, span_bytes=0)
+    with pytest.raises(ConfigError, match="column='text' is for a Dataset"):
+        decontaminate_dataset("x.jsonl", EVALS, column="text")
     with pytest.raises(ConfigError, match="overlap"):
         decontaminate_dataset(ray.data.from_items([{"prompt": "x"}]), EVALS, overlap=2.0)
 

@@ -172,9 +172,10 @@ def decontaminate_dataset(
             (``ray.data.read_text`` gives ``"text"``); None: the dataset's columns are the row.
         output: a directory to write the kept rows to as Parquet (the returned Dataset is
             then the written rows read back lazily); None: return them as a Dataset.
-        batch_size: rows checked at a time.
+        batch_size: rows checked at a time (a span is checked by blocks of lines, natively,
+            and by ``batch_size`` rows where it is read line by line).
         span_bytes: for JSONL paths, the bytes of file one task reads (a ``.gz`` file is one
-            span): with ``batch_size``, what bounds a task's memory.
+            span): what bounds a task's memory.
         progress: a ``decontaminate (ray)`` line on stderr (rows and drops as the work
             finishes) and, for a Dataset, Ray Data's own bars; False silences both.
 
@@ -184,7 +185,8 @@ def decontaminate_dataset(
         :func:`whileai.simulations.decontaminate` over all the rows, in order.
 
     Raises:
-        ConfigError: ``rows`` is neither paths nor a Ray Dataset, or a knob is out of range.
+        ConfigError: ``rows`` is neither paths nor a Ray Dataset, ``column`` given with paths,
+            or a knob is out of range.
         InputError: a path is not a readable file.
         RowError: a line is not a JSON object (named by file and line).
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
@@ -196,6 +198,8 @@ def decontaminate_dataset(
     if not (is_dataset(rows) or is_paths(rows)):
         raise ConfigError("rows must be JSONL paths or a ray.data.Dataset, "
                           f"got {type(rows).__name__}")
+    if column is not None and not is_dataset(rows):
+        raise ConfigError(f"column={column!r} is for a Dataset; JSONL paths are read as rows")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size= must be a positive number of rows, got {batch_size!r}")
     index = against if isinstance(against, EvalIndex) else build_eval_index(against, n=n)
