@@ -149,6 +149,7 @@ def _child(mode: str, root: Path, cpus: int) -> dict[str, Any]:
                                               else None, output=root / f"kept-{mode}",
                                               progress=False)
             seconds = time.perf_counter() - start
+        driver = peak_rss_of(os.getpid())  # before the check below reads the kept rows back
         cpu_s = time.process_time() - cpu + sum(sampler.cpu.values())
     finally:
         ray.shutdown()
@@ -157,8 +158,8 @@ def _child(mode: str, root: Path, cpus: int) -> dict[str, Any]:
     texts = pq.read_table(str(root / f"kept-{mode}"), columns=["text"]).column("text")
     digest = _digest(text for chunk in texts.chunks for text in chunk.to_pylist())
     return {"seconds": seconds, "cpu_s": cpu_s, "report": report, "digest": str(digest),
-            "driver": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "workers": len(sampler.peak), "peak": max(sampler.peak.values(), default=0.0),
+            "driver": driver, "workers": len(sampler.peak),
+            "peak": max(sampler.peak.values(), default=0.0),
             "uss": max(sampler.uss.values(), default=0.0)}
 
 
