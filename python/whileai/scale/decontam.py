@@ -43,14 +43,32 @@ __all__ = ["decontaminate_dataset"]
 _KEPT = "__whileai_kept"
 _REPORT = "__whileai_report"
 _BOM = b"\xef\xbb\xbf"
+_BYTES_PER_WORKER = 256 << 20
+
+
+# The eval index a worker process loaded last, by object id: loaded once per worker, not once
+# per task or batch (a 10,000-row index is ~20 MiB to fetch and rebuild).
+_LOADED: dict[str, EvalIndex] = {}
+
+
+def _load_index(index: Any) -> EvalIndex:
+    """The index behind ``[ref]`` (an object-store reference in a list), cached per worker."""
+    ray = require_ray()
+    ref = index[0] if isinstance(index, list) else index
+    if not isinstance(ref, ray.ObjectRef):
+        return ref  # type: ignore[no-any-return]
+    key = ref.hex()
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = ray.get(ref)
+    return _LOADED[key]
 
 
 def _check(table: Any, index: Any, column: str | None, knobs: dict[str, Any]) -> Any:
     """Check one batch: the kept flag per row, and the batch's report on its first row."""
     import pyarrow as pa
 
-    ray = require_ray()
-    eval_index: EvalIndex = ray.get(index) if isinstance(index, ray.ObjectRef) else index
+    eval_index = _load_index(index)
     rows = rows_of_table(table, column)
     kept, report = decontaminate(rows, eval_index, **knobs)
     position = {id(row): pos for pos, row in enumerate(rows)}
@@ -64,7 +82,7 @@ def _check(table: Any, index: Any, column: str | None, knobs: dict[str, Any]) ->
     return table.append_column(_REPORT, pa.array(reports, pa.string()))
 
 
-def _check_span(span: Span, index: EvalIndex, knobs: dict[str, Any], batch_size: int,
+def _check_span(span: Span, shared: Any, knobs: dict[str, Any], batch_size: int,
                 out: str | None) -> tuple[str, Any]:
     """Read and check one span: its report (JSON) and its kept lines (a table; None once written).
 
@@ -77,6 +95,7 @@ def _check_span(span: Span, index: EvalIndex, knobs: dict[str, Any], batch_size:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    index = _load_index(shared)
     with tempfile.TemporaryDirectory(prefix="whileai-span-") as tmp:
         kept_path = os.path.join(tmp, "kept.jsonl")
         source = span.path
@@ -232,7 +251,7 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
                 ) -> tuple[Any, list[dict[str, Any]]]:
     """Check a Dataset's batches in ``map_batches`` tasks; the batch reports in dataset order."""
     mapped = rows.map_batches(_check, batch_format="pyarrow", batch_size=batch_size,
-                              fn_args=(ray.put(index), column, knobs))
+                              fn_args=([ray.put(index)], column, knobs))
     context = mapped.context
     bars = context.enable_progress_bars
     context.enable_progress_bars = progress and bars  # Ray Data's bars follow progress= too
@@ -248,15 +267,25 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     return checked.map_batches(_kept, batch_format="pyarrow"), parts
 
 
+def span_bytes(cut: list[Span]) -> int:
+    """The bytes of the largest span (a ``.gz`` span: its compressed size)."""
+    return max((os.path.getsize(s.path) if s.end < 0 else s.end - s.start for s in cut),
+               default=0)
+
+
 def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any],
               batch_size: int, out: str | None, line: Progress,
               ) -> tuple[Any, list[dict[str, Any]]]:
     """One task per span; the span reports in file order, however the tasks finish."""
     if out is not None:
         os.makedirs(out, exist_ok=True)
-    task = ray.remote(num_returns=2)(_check_span)
+    # A Ray worker's private memory grew ~20 MiB per 32 MiB span it checked (the same calls in
+    # one plain process stay flat): a worker is replaced once it has read _BYTES_PER_WORKER.
+    calls = max(1, _BYTES_PER_WORKER // max(1, span_bytes(cut)))
+    task = ray.remote(num_returns=2, max_calls=calls)(_check_span)
     shared = ray.put(index)
-    refs = [task.remote(span, shared, knobs, batch_size, out) for span in cut]
+    # in a list, so Ray hands the task the reference (loaded once per worker), not the index
+    refs = [task.remote(span, [shared], knobs, batch_size, out) for span in cut]
     order = {report.hex(): k for k, (report, _) in enumerate(refs)}
     parts: list[dict[str, Any] | None] = [None] * len(refs)
     waiting = [report for report, _ in refs]
