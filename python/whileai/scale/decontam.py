@@ -267,7 +267,7 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     return checked.map_batches(_kept, batch_format="pyarrow"), parts
 
 
-def span_bytes(cut: list[Span]) -> int:
+def _largest_span(cut: list[Span]) -> int:
     """The bytes of the largest span (a ``.gz`` span: its compressed size)."""
     return max((os.path.getsize(s.path) if s.end < 0 else s.end - s.start for s in cut),
                default=0)
@@ -281,7 +281,7 @@ def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any]
         os.makedirs(out, exist_ok=True)
     # A Ray worker's private memory grew ~20 MiB per 32 MiB span it checked (the same calls in
     # one plain process stay flat): a worker is replaced once it has read _BYTES_PER_WORKER.
-    calls = max(1, _BYTES_PER_WORKER // max(1, span_bytes(cut)))
+    calls = max(1, _BYTES_PER_WORKER // max(1, _largest_span(cut)))
     task = ray.remote(num_returns=2, max_calls=calls)(_check_span)
     shared = ray.put(index)
     # in a list, so Ray hands the task the reference (loaded once per worker), not the index
