@@ -85,11 +85,104 @@ def test_decontaminate_dataset_json_text_and_output(ray: Any, tmp_path: Path) ->
     assert list((tmp_path / "kept").glob("*.parquet"))  # written, then read back lazily
 
 
+def _write_jsonl(path: Path, rows: list[dict[str, Any]], *, blank_every: int = 0) -> None:
+    lines = []
+    for i, row in enumerate(rows):
+        lines.append(json.dumps(row) + ("\r\n" if i % 7 == 3 else "\n"))  # some CRLF lines
+        if blank_every and i % blank_every == 0:
+            lines.append("\n")  # blank lines are no rows: they must not shift the numbering
+    path.write_text("\ufeff" + "".join(lines), encoding="utf-8")  # and a byte-order mark
+
+
+def test_decontaminate_paths_in_many_spans_finishing_out_of_order(
+        ray: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spans of a few lines, submitted in reverse and in random order: the file's numbering.
+
+    The adapter once merged batch reports in the order Ray handed the blocks back, and read_text
+    hands a large file back rotated: the example row numbers went wrong. The span tasks here
+    finish in another order than the file's (submitted last-first, then shuffled), so a merge
+    that followed completion order would fail.
+    """
+    import whileai.scale.decontam as scale_decontam
+    from whileai.scale import decontaminate_dataset
+
+    rows = _train_rows(900)
+    first = tmp_path / "a.jsonl"
+    second = tmp_path / "b.jsonl"
+    _write_jsonl(first, rows[:500], blank_every=37)
+    _write_jsonl(second, rows[500:])
+    clean, want = zps.decontaminate(rows, EVALS, fields=("prompt", "final_text"))
+    assert len(want["examples"]) == 5
+    assert want["dropped"] > 5
+    real = scale_decontam.spans
+    for shuffle in (lambda cut: cut[::-1], lambda cut: random.Random(3).sample(cut, len(cut))):
+        monkeypatch.setattr(scale_decontam, "spans",
+                            lambda paths, size, how=shuffle: how(real(paths, size)))
+        kept, got = decontaminate_dataset([first, second], EVALS, fields=("prompt", "final_text"),
+                                          batch_size=13, span_bytes=997, progress=False)
+        assert len(real([first, second], 997)) > 40  # many spans, most holding a few lines
+        assert [e["index"] for e in got["examples"]] == [e["index"] for e in want["examples"]]
+        assert got == want
+        assert _canon(json.loads(r["text"]) for r in kept.take_all()) == _canon(clean)
+    # one file against the single-process call over that same file (the reader's own rules)
+    _, one = zps.decontaminate(str(first), EVALS, progress=False)
+    assert decontaminate_dataset(first, EVALS, span_bytes=500, progress=False)[1] == one
+
+
+def test_decontaminate_paths_gzip_output_and_bad_line(ray: Any, tmp_path: Path) -> None:
+    import gzip
+
+    from whileai.errors import RowError
+    from whileai.scale import decontaminate_dataset
+
+    rows = _train_rows(400)
+    path = tmp_path / "train.jsonl.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    clean, want = zps.decontaminate(rows, EVALS)
+    kept, got = decontaminate_dataset(str(path), EVALS, output=tmp_path / "kept", batch_size=50,
+                                      progress=False)
+    assert got == {**want, "output": str(tmp_path / "kept")}
+    assert _canon(json.loads(r["text"]) for r in kept.take_all()) == _canon(clean)
+    bad = tmp_path / "bad.jsonl"
+    lines = [json.dumps(r) for r in rows[:60]]
+    lines[47] = '{"prompt": "cut short'
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RowError, match=r"bad\.jsonl:48: not valid JSON"):
+        decontaminate_dataset(bad, EVALS, span_bytes=300, progress=False)
+    lines[47] = "\ufeff" + json.dumps(rows[47])  # a byte-order mark is for line 1 only
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(RowError, match=r"bad\.jsonl:48: not valid JSON"):
+        zps.decontaminate(str(bad), EVALS, progress=False)
+    for size in (300, len("\n".join(lines[:47])) + 1):  # the line inside a span, or opening one
+        with pytest.raises(RowError, match=r"bad\.jsonl:48: not valid JSON"):
+            decontaminate_dataset(bad, EVALS, span_bytes=size, progress=False)
+
+
+def test_decontaminate_dataset_of_many_blocks_leaves_the_callers_context(ray: Any) -> None:
+    """Many small blocks and batches; the caller's dataset keeps its own execution options."""
+    from whileai.scale import decontaminate_dataset
+
+    rows = _train_rows(700)
+    _, want = zps.decontaminate(rows, EVALS, fields=("prompt", "final_text"))
+    ds = ray.data.from_items(rows, override_num_blocks=23)
+    options = ds.context.execution_options
+    assert options.preserve_order is False
+    _, got = decontaminate_dataset(ds, EVALS, fields=("prompt", "final_text"), batch_size=11,
+                                   progress=False)
+    assert got == want
+    assert ds.context.execution_options.preserve_order is False  # put back after the pass
+
+
 def test_decontaminate_dataset_refuses_a_list(ray: Any) -> None:
     from whileai.scale import decontaminate_dataset
 
-    with pytest.raises(ConfigError, match=r"ray\.data\.Dataset"):
+    with pytest.raises(ConfigError, match=r"JSONL paths or a ray\.data\.Dataset"):
         decontaminate_dataset([{"prompt": "x"}], EVALS)
+    with pytest.raises(ConfigError, match="span_bytes"):
+        decontaminate_dataset(["x.jsonl"], EVALS, span_bytes=0)
+    with pytest.raises(ConfigError, match="column='text' is for a Dataset"):
+        decontaminate_dataset("x.jsonl", EVALS, column="text")
     with pytest.raises(ConfigError, match="overlap"):
         decontaminate_dataset(ray.data.from_items([{"prompt": "x"}]), EVALS, overlap=2.0)
 

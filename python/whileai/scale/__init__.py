@@ -4,8 +4,9 @@ Install the extra (``pip install 'whileai[ray]'``); Ray is imported only when on
 called, and nothing else in whileai imports this package. Each call returns what the
 single-process call returns for the same input: reports ``==``, rows equal as sets.
 
-- :func:`decontaminate_dataset`: a Ray Dataset checked batch by batch by ``map_batches`` tasks
-  that read the eval index from the object store (put there once).
+- :func:`decontaminate_dataset`: JSONL files read and checked span by span by Ray tasks, or a
+  Ray Dataset checked batch by batch by ``map_batches``; the eval index is put in the object
+  store once.
 - :func:`hack_scan_dataset`: the rows read and parsed on the cluster, scanned in one process.
 - :func:`simulate_sharded`: a run's tasks split by identity across Ray tasks, a cluster-wide
   limit per model endpoint, ``output=`` per shard then merged.

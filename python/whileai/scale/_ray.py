@@ -10,11 +10,13 @@ the extra.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["in_order", "require_ray", "rows_of_table"]
+__all__ = ["in_order", "ordered", "require_ray", "rows_of_table"]
 
 INSTALL = "pip install 'whileai[ray]'"
 
@@ -49,10 +51,30 @@ def in_order(dataset: Any) -> Any:
 
     The merged reports number rows in dataset order (their examples' ``index``), which needs the
     per-batch results in that order. A Ray Dataset runs with the context saved in its plan, so
-    the switch is set there, on a dataset this package derived (the caller's stays as it was).
+    the switch is set there, on a dataset this package derived. That context is shared with
+    the caller's dataset (Ray copies the plan, not the context): prefer :func:`ordered`, which
+    puts the setting back.
     """
     dataset.context.execution_options.preserve_order = True
     return dataset
+
+
+@contextlib.contextmanager
+def ordered(dataset: Any) -> Iterator[Any]:
+    """Within the block, ``dataset`` executes with ``preserve_order`` on; then as it was.
+
+    A Dataset derived by ``map_batches`` shares its parent's context object (Ray copies the
+    plan, not the context), so switching it for good would switch the caller's dataset too:
+    the setting is put back when the block ends, for a call that executes inside it
+    (``materialize``, a finished iteration).
+    """
+    options = dataset.context.execution_options
+    before = options.preserve_order
+    options.preserve_order = True
+    try:
+        yield dataset
+    finally:
+        options.preserve_order = before
 
 
 def rows_of_table(table: Any, column: str | None) -> list[dict[str, Any]]:
