@@ -52,9 +52,11 @@ def test_text_rows_report_equals_one_process(ray: Any) -> None:
     want = zps.hack_scan(rows, ENDORSED, n_perm=30, seed=3, top=40, progress=False)
     assert want["support"]["skipped"] == {"unjudged": 1, "invalid": 0, "no_task": 1}
     assert any(f["tier"] == "auto" for f in want["features"])
-    got = hack_scan_dataset(_as_text(ray, rows, 5), ENDORSED, column="text", n_perm=30, seed=3,
-                            top=40, batch_size=37, progress=False)
+    dataset = _as_text(ray, rows, 5)
+    got = hack_scan_dataset(dataset, ENDORSED, column="text", n_perm=30, seed=3, top=40,
+                            batch_size=37, progress=False)
     assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert dataset.context.execution_options.preserve_order is False  # put back after each pass
 
 
 def test_agent_rows_report_equals_one_process(ray: Any) -> None:

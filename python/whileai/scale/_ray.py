@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["in_order", "ordered", "require_ray", "rows_of_table"]
+__all__ = ["is_dataset", "ordered", "require_ray", "rows_of_table"]
 
 INSTALL = "pip install 'whileai[ray]'"
 
@@ -46,35 +46,26 @@ def is_dataset(value: Any) -> bool:
     return data is not None and isinstance(value, data.Dataset)
 
 
-def in_order(dataset: Any) -> Any:
-    """Return ``dataset`` with ``preserve_order`` on, so its blocks come back in dataset order.
-
-    The merged reports number rows in dataset order (their examples' ``index``), which needs the
-    per-batch results in that order. A Ray Dataset runs with the context saved in its plan, so
-    the switch is set there, on a dataset this package derived. That context is shared with
-    the caller's dataset (Ray copies the plan, not the context): prefer :func:`ordered`, which
-    puts the setting back.
-    """
-    dataset.context.execution_options.preserve_order = True
-    return dataset
-
-
 @contextlib.contextmanager
-def ordered(dataset: Any) -> Iterator[Any]:
-    """Within the block, ``dataset`` executes with ``preserve_order`` on; then as it was.
+def ordered(dataset: Any, progress: bool = True) -> Iterator[Any]:
+    """Within the block, ``dataset`` executes in dataset order (``preserve_order``) and shows
+    Ray Data's progress bars only if ``progress`` (and they were on); then both as they were.
 
-    A Dataset derived by ``map_batches`` shares its parent's context object (Ray copies the
-    plan, not the context), so switching it for good would switch the caller's dataset too:
-    the setting is put back when the block ends, for a call that executes inside it
+    The merged reports number rows in dataset order, which needs the per-batch results in that
+    order. A Dataset derived by ``map_batches`` shares its parent's context object (Ray copies
+    the plan, not the context), so switching it for good would switch the caller's dataset too:
+    the settings are put back when the block ends, for a call that executes inside it
     (``materialize``, a finished iteration).
     """
-    options = dataset.context.execution_options
-    before = options.preserve_order
+    context = dataset.context
+    options = context.execution_options
+    before, bars = options.preserve_order, context.enable_progress_bars
     options.preserve_order = True
+    context.enable_progress_bars = progress and bars
     try:
         yield dataset
     finally:
-        options.preserve_order = before
+        options.preserve_order, context.enable_progress_bars = before, bars
 
 
 def rows_of_table(table: Any, column: str | None) -> list[dict[str, Any]]:

@@ -252,14 +252,8 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     """Check a Dataset's batches in ``map_batches`` tasks; the batch reports in dataset order."""
     mapped = rows.map_batches(_check, batch_format="pyarrow", batch_size=batch_size,
                               fn_args=([ray.put(index)], column, knobs))
-    context = mapped.context
-    bars = context.enable_progress_bars
-    context.enable_progress_bars = progress and bars  # Ray Data's bars follow progress= too
-    try:
-        with ordered(mapped):
-            checked = mapped.materialize()
-    finally:
-        context.enable_progress_bars = bars
+    with ordered(mapped, progress):  # Ray Data's bars follow progress= too
+        checked = mapped.materialize()
     # The reports ride on the blocks, read where they live (in dataset order, no CPU held).
     reader = ray.remote(num_cpus=0)(_block_reports)
     per_block = ray.get([reader.remote(ref) for ref in checked.to_arrow_refs()])

@@ -36,7 +36,7 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
-from whileai.scale._ray import in_order, is_dataset, require_ray, rows_of_table
+from whileai.scale._ray import is_dataset, ordered, require_ray, rows_of_table
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import agent_text, trajectory_key
 from whileai.simulations.clean.hack_scan import hack_scan, scan_report, usable_rows
@@ -212,11 +212,10 @@ def scan_dataset(
     scan_report(lambda line: {}, [], [], {}, str, alpha=kw["alpha"], progress=False)
 
     def run(fn: Callable[..., Any], raw: Sequence[str] = (), **fn_kwargs: Any) -> Any:
-        mapped = in_order(rows.map_batches(fn, batch_format="pyarrow", batch_size=batch_size,
-                                           fn_kwargs={"column": column, "reward": reward,
-                                                      **fn_kwargs}))
-        mapped.context.enable_progress_bars = progress
-        return _batches(mapped, raw)
+        mapped = rows.map_batches(fn, batch_format="pyarrow", batch_size=batch_size,
+                                  fn_kwargs={"column": column, "reward": reward, **fn_kwargs})
+        with ordered(mapped, progress):
+            yield from _batches(mapped, raw)
 
     group_of: dict[bytes, int] = {}
     groups, rewards, traj = array("q"), array("d"), bytearray()
