@@ -90,8 +90,11 @@ def _is_agent_span(span: Span) -> bool:
 
 
 def _span_messages(span: Span, tally: Counter[str]) -> tuple[list[Message], list[Message]]:
-    inputs, outputs, counts = event_messages(span.events)
-    tally.update(counts)
+    inputs: list[Message] = []
+    outputs: list[Message] = []
+    if span.events:
+        inputs, outputs, counts = event_messages(span.events)
+        tally.update(counts)
     for key, target in ((INPUT_MESSAGES, inputs), (OUTPUT_MESSAGES, outputs),
                         ("gen_ai.prompt", inputs), ("gen_ai.completion", outputs)):
         value = span.attributes.get(key)
@@ -105,7 +108,8 @@ def _span_messages(span: Span, tally: Counter[str]) -> tuple[list[Message], list
             continue
         msgs, counts = read_messages(value)
         target.extend(msgs)
-        tally.update(counts)
+        if counts:
+            tally.update(counts)
     return inputs, outputs
 
 
