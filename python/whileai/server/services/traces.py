@@ -63,7 +63,7 @@ def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict
                 problems.append(f"span {body.get('name')!r} has no valid traceId/spanId")
             continue
         valid += 1
-        span_id, trace_id = span_id.lower(), trace_id.lower()
+        span_id, trace_id = str(span_id).lower(), str(trace_id).lower()
         if span_id in spans:
             continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
         agent = item.span.attributes.get(AGENT_KEY) or item.resource.get(AGENT_KEY)
@@ -155,8 +155,10 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
                                             score=old.score if old else None))
         genai += record["genai"]
         records.append(record)
-    upsert(conn, traces, records, keys=("account_id", "trace_id"),
-           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"))
+    upsert(conn, traces, [r for r in records if r["trace_id"] in before],
+           keys=("account_id", "trace_id"),
+           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"),
+           absent=[r for r in records if r["trace_id"] not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
     return genai
 
