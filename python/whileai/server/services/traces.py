@@ -1,12 +1,15 @@
 """Traces: store received spans once, keep one conversation row per trace, attach scores.
 
-A batch is stored span by span (a span id already stored is a duplicate and skipped). Every trace
-the batch added a span to is then rebuilt with ``ingest.otel.read_otel`` (the conversion
-``rows_from_otel`` uses): a new trace from the batch's spans as they are, a trace seen before from
-all of its stored spans, so spans of one trace may arrive over several batches. The per-task
-summary the cuts report reads moves in the same transaction (``trace_stats``). A
-trace with no ``gen_ai.*`` attribute stays raw: kept and counted, no row. The agent is the
-trace's ``gen_ai.agent.name`` (span or resource attribute); an agent exists from its first trace.
+A request's spans arrive decoded once (``services.otlp``: the body to store and the
+:class:`~whileai.simulations.ingest.otlp.Span`); its new span ids go in with one insert (a span id
+already stored is a duplicate and skipped), all in one transaction. Every trace the request added
+a span to is then rebuilt with ``ingest.otel.read_otel`` (the conversion ``rows_from_otel`` uses):
+the traces first seen in the request from its spans as they are, in one ``read_otel`` call when
+no span names a conversation; a trace seen before from all of its stored spans, so spans of one
+trace may arrive over several requests. The per-task summary the cuts report reads moves in the
+same transaction (``trace_stats``). A trace with no ``gen_ai.*`` attribute stays raw: kept and
+counted, no row. The agent is the trace's ``gen_ai.agent.name`` (span or resource attribute); an
+agent exists from its first trace.
 """
 
 from __future__ import annotations

@@ -34,10 +34,6 @@ def open_engine(url: str) -> sa.Engine:
             cursor = dbapi_conn.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
-            # A bounded page cache (32 MiB, not SQLite's 2 MiB): trace ingest inserts random
-            # span and trace ids into several indexes, and a small cache spills and re-reads
-            # their pages on every batch. The bound keeps the server's memory flat.
-            cursor.execute("PRAGMA cache_size=-32768")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
 
