@@ -114,7 +114,9 @@ def test_json_bodies_decode_through_the_shared_reader_and_bad_ones_are_refused()
     body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
     (item,) = decode_body(body, "application/json", "", limit=1 << 20)
     assert item.span == decode_spans(spans)[0][0]
-    for bad in (b"[1]", b'{"resourceSpans": [1]}', b"{"):
+    nested = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [
+        {**spans[0], "resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}]}]}]}).encode()
+    for bad in (b"[1]", b'{"resourceSpans": [1]}', b"{", nested):
         with pytest.raises(ApiError) as caught:
             decode_body(bad, "application/json", "", limit=1 << 20)
         assert caught.value.code == "bad_request"

@@ -22,6 +22,8 @@ from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, 
 __all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response"]
 
 PROTOBUF = "application/x-protobuf"
+# Keys of a whole export: a "span" holding one would be read as more spans by ``decode_spans``.
+_NESTED = {"resourceSpans", "resource_spans"}
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
@@ -172,9 +174,9 @@ def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[s
                 raise ApiError("bad_request", f"resourceSpans[{r}].scopeSpans[{s}] has no "
                                               "spans list")
             for span in spans:
-                if not isinstance(span, dict):
+                if not isinstance(span, dict) or _NESTED & span.keys():
                     raise ApiError("bad_request", f"resourceSpans[{r}].scopeSpans[{s}] holds a "
-                                                  "span that is not an object")
+                                                  "span that is not a span object")
                 yield span, attrs
 
 
