@@ -16,8 +16,9 @@ time until the server lists every trace sent:
 Each line is ``name,stored_traces,spans,seconds,spans_per_s,server_cpu_s,
 spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib``.
 ``spans_per_server_cpu_s`` is the server's own capacity (its CPU seconds from
-``/proc/PID/stat``); ``client_cpu_s`` is this process's (span creation, encoding, HTTP): client
-and server share the machine's cores, so ``spans_per_s`` pays for both.
+``/proc/PID/stat``); ``client_cpu_s`` is this process's over the timed part (span creation,
+encoding and HTTP for ``sdk``; encoding and HTTP for ``export``): client and server share the
+machine's cores, so ``spans_per_s`` pays for both.
 
 ``--rss-at 0,100000,1000000`` repeats the sends on the same server after growing the database to
 each number of stored traces (bulk-loaded: one trace row, one span and the summary per trace), so
@@ -80,8 +81,10 @@ def _check(server: Server, key: str, agent: str, traces: int) -> None:
         sys.exit(f"the server holds {listed['genai']} of the {traces} traces sent: void")
 
 
-def _send_sdk(server: Server, key: str, traces: int, agent: str, batch: int) -> float:
-    """Create and send through ``BatchSpanProcessor``; seconds until the server lists all."""
+def _send_sdk(server: Server, key: str, traces: int, agent: str,
+              batch: int) -> tuple[float, float]:
+    """Create and send through ``BatchSpanProcessor``; seconds until the server lists all, and
+    this process's CPU seconds meanwhile."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
@@ -89,18 +92,19 @@ def _send_sdk(server: Server, key: str, traces: int, agent: str, batch: int) -> 
     sdk.add_span_processor(BatchSpanProcessor(_exporter(server, key), max_queue_size=65536,
                                               max_export_batch_size=batch,
                                               schedule_delay_millis=200))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     _write(sdk.get_tracer("bench"), traces, agent)
     sdk.force_flush(600_000)
     _check(server, key, agent, traces)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     sdk.shutdown()
-    return seconds
+    return seconds, cpu
 
 
 def _send_export(server: Server, key: str, traces: int, agent: str, batch: int,
-                 senders: int) -> float:
-    """Spans made first; seconds of ``OTLPSpanExporter.export`` until the server lists all."""
+                 senders: int) -> tuple[float, float]:
+    """Spans made first; seconds of ``OTLPSpanExporter.export`` until the server lists all, and
+    this process's CPU seconds meanwhile (encoding and HTTP, not the span creation)."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -112,7 +116,7 @@ def _send_export(server: Server, key: str, traces: int, agent: str, batch: int,
     spans = list(memory.get_finished_spans())
     batches = [spans[i:i + batch] for i in range(0, len(spans), batch)]
     exporters = [_exporter(server, key) for _ in range(senders)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
 
     def send(n: int) -> None:
         for chunk in batches[n::senders]:
@@ -122,10 +126,10 @@ def _send_export(server: Server, key: str, traces: int, agent: str, batch: int,
     with ThreadPoolExecutor(senders) as pool:
         list(pool.map(send, range(senders)))
     _check(server, key, agent, traces)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     for exporter in exporters:
         exporter.shutdown()
-    return seconds
+    return seconds, cpu
 
 
 def _grow(server: Server, account_id: str, have: int, want: int) -> None:
@@ -182,14 +186,13 @@ def main() -> None:
                 have = size
             for name in ("sdk", f"export_x{args.senders}"):
                 agent = f"bench-bot-{step}-{name}"
-                cpu, mine = cpu_seconds_of(server.proc.pid), time.process_time()
+                cpu = cpu_seconds_of(server.proc.pid)
                 if name == "sdk":
-                    seconds = _send_sdk(server, key, args.traces, agent, args.batch)
+                    seconds, mine = _send_sdk(server, key, args.traces, agent, args.batch)
                 else:
-                    seconds = _send_export(server, key, args.traces, agent, args.batch,
-                                           args.senders)
+                    seconds, mine = _send_export(server, key, args.traces, agent, args.batch,
+                                                 args.senders)
                 used = cpu_seconds_of(server.proc.pid) - cpu
-                mine = time.process_time() - mine
                 spans = args.traces * 4
                 print(f"{name},{have},{spans},{seconds:.2f},{spans / seconds:.0f},{used:.2f},"
                       f"{spans / used:.0f},{mine:.2f},{rss_of(server.proc.pid):.0f},"
