@@ -1,13 +1,26 @@
 """Spans per second into a real ``whileai serve`` from the OpenTelemetry SDK's OTLP exporter.
 
-Starts a server (SQLite, temp dir), sends ``--traces`` GenAI conversations of 4 spans each through
-``TracerProvider`` + ``BatchSpanProcessor`` + ``OTLPSpanExporter`` (protobuf over HTTP), waits
-until the server lists them all, and prints
-``name,stored_traces,spans,seconds,spans_per_s,server_cpu_s,spans_per_server_cpu_s,
-server_rss_mib,server_peak_rss_mib``. ``spans_per_server_cpu_s`` is the server's own capacity:
-client and server share the machine's cores, so ``spans_per_s`` also pays for the SDK.
+Starts a server (SQLite, temp dir) and sends ``--traces`` GenAI conversations of 4 spans each,
+protobuf over HTTP with the SDK's ``OTLPSpanExporter``, twice per measurement, and waits each
+time until the server lists every trace sent:
 
-``--rss-at 0,100000,1000000`` repeats the send on the same server after growing the database to
+- ``sdk``: the whole application path, timed from the first span created: ``TracerProvider`` +
+  ``BatchSpanProcessor`` (``max_export_batch_size=--batch``, 2,048 by default) + the exporter.
+  Creating spans is the application's own cost and runs on the same cores as the server.
+- ``export``: the ingest path. The spans are created first (outside the timer, collected in
+  memory by the SDK); the timer covers the real ``OTLPSpanExporter.export`` of ``--batch``-span
+  batches (protobuf encoding and HTTP) from ``--senders`` threads, one exporter each (as
+  several processes, or a collector's parallel senders, would send), until the server lists
+  them all.
+
+Each line is ``name,stored_traces,spans,seconds,spans_per_s,server_cpu_s,
+spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib``.
+``spans_per_server_cpu_s`` is the server's own capacity (its CPU seconds from
+``/proc/PID/stat``); ``client_cpu_s`` is this process's over the timed part (span creation,
+encoding and HTTP for ``sdk``; encoding and HTTP for ``export``): client and server share the
+machine's cores, so ``spans_per_s`` pays for both.
+
+``--rss-at 0,100000,1000000`` repeats the sends on the same server after growing the database to
 each number of stored traces (bulk-loaded: one trace row, one span and the summary per trace), so
 the RSS columns show whether the server's memory grows with the number of traces it holds.
 Needs the ``server`` extra and ``opentelemetry-exporter-otlp-proto-http``.
@@ -23,7 +36,9 @@ import json
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import requests
 
@@ -33,24 +48,13 @@ from _bench import cpu_seconds_of, peak_rss_of, rss_of
 from platform_server import Server, start_server
 
 
-def _send(server: Server, key: str, traces: int, batch: int) -> float:
-    """Send ``traces`` conversations through the SDK's exporter; seconds until all are stored."""
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-    sdk = TracerProvider()
-    exporter = OTLPSpanExporter(endpoint=f"{server.url}/v1/traces",
-                                headers={"Authorization": f"Bearer {key}"})
-    sdk.add_span_processor(BatchSpanProcessor(exporter, max_queue_size=65536,
-                                              max_export_batch_size=2048,
-                                              schedule_delay_millis=200))
-    tracer = sdk.get_tracer("bench")
+def _write(tracer: Any, traces: int, agent: str) -> None:
+    """``traces`` GenAI conversations: an agent span around two chats and a tool call."""
     ask = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "where is W1"}]}])
-    start = time.perf_counter()
+    answer = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}])
     for i in range(traces):
         with tracer.start_as_current_span("invoke_agent a") as root:
-            root.set_attribute("gen_ai.agent.name", f"bench-bot-{batch}")
+            root.set_attribute("gen_ai.agent.name", agent)
             root.set_attribute("whileai.scenario_id", f"s{i % 500}")
             with tracer.start_as_current_span("chat m") as chat:
                 chat.set_attribute("gen_ai.input.messages", ask)
@@ -59,17 +63,73 @@ def _send(server: Server, key: str, traces: int, batch: int) -> float:
                 tool.set_attribute("gen_ai.tool.call.arguments", '{"order_id": "W1"}')
                 tool.set_attribute("gen_ai.tool.call.result", '{"status": "shipped"}')
             with tracer.start_as_current_span("chat m") as out:
-                out.set_attribute("gen_ai.output.messages", json.dumps(
-                    [{"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}]))
-    sdk.force_flush(600_000)
-    seconds = time.perf_counter() - start
-    sdk.shutdown()
-    listed = requests.get(f"{server.url}/v1/traces", params={"agent": f"bench-bot-{batch}",
-                                                            "limit": 1},
+                out.set_attribute("gen_ai.output.messages", answer)
+
+
+def _exporter(server: Server, key: str) -> Any:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    return OTLPSpanExporter(endpoint=f"{server.url}/v1/traces",
+                            headers={"Authorization": f"Bearer {key}"})
+
+
+def _check(server: Server, key: str, agent: str, traces: int) -> None:
+    """Exit when the server does not list every trace sent (the figure would be void)."""
+    listed = requests.get(f"{server.url}/v1/traces", params={"agent": agent, "limit": 1},
                           headers={"Authorization": f"Bearer {key}"}, timeout=60).json()
     if listed["genai"] != traces:
         sys.exit(f"the server holds {listed['genai']} of the {traces} traces sent: void")
-    return seconds
+
+
+def _send_sdk(server: Server, key: str, traces: int, agent: str,
+              batch: int) -> tuple[float, float]:
+    """Create and send through ``BatchSpanProcessor``; seconds until the server lists all, and
+    this process's CPU seconds meanwhile."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    sdk = TracerProvider()
+    sdk.add_span_processor(BatchSpanProcessor(_exporter(server, key), max_queue_size=65536,
+                                              max_export_batch_size=batch,
+                                              schedule_delay_millis=200))
+    start, cpu = time.perf_counter(), time.process_time()
+    _write(sdk.get_tracer("bench"), traces, agent)
+    sdk.force_flush(600_000)
+    _check(server, key, agent, traces)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    sdk.shutdown()
+    return seconds, cpu
+
+
+def _send_export(server: Server, key: str, traces: int, agent: str, batch: int,
+                 senders: int) -> tuple[float, float]:
+    """Spans made first; seconds of ``OTLPSpanExporter.export`` until the server lists all, and
+    this process's CPU seconds meanwhile (encoding and HTTP, not the span creation)."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    sdk = TracerProvider()
+    sdk.add_span_processor(SimpleSpanProcessor(memory))
+    _write(sdk.get_tracer("bench"), traces, agent)
+    spans = list(memory.get_finished_spans())
+    batches = [spans[i:i + batch] for i in range(0, len(spans), batch)]
+    exporters = [_exporter(server, key) for _ in range(senders)]
+    start, cpu = time.perf_counter(), time.process_time()
+
+    def send(n: int) -> None:
+        for chunk in batches[n::senders]:
+            if exporters[n].export(chunk) is not SpanExportResult.SUCCESS:
+                sys.exit("an export failed: void")
+
+    with ThreadPoolExecutor(senders) as pool:
+        list(pool.map(send, range(senders)))
+    _check(server, key, agent, traces)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    for exporter in exporters:
+        exporter.shutdown()
+    return seconds, cpu
 
 
 def _grow(server: Server, account_id: str, have: int, want: int) -> None:
@@ -102,6 +162,10 @@ def _grow(server: Server, account_id: str, have: int, want: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--traces", type=int, default=5000, help="traces sent per measurement")
+    parser.add_argument("--batch", type=int, default=2048,
+                        help="spans per export (max_export_batch_size; default 2048)")
+    parser.add_argument("--senders", type=int, default=2,
+                        help="exporter threads of the export-only send (default 2)")
     parser.add_argument("--rss-at", default="", help="stored trace counts to measure at, "
                         "comma-separated (default: one measurement on an empty server)")
     args = parser.parse_args()
@@ -113,20 +177,27 @@ def main() -> None:
                                headers={"Authorization": f"Bearer {key}"}).json()
         assert server.proc is not None
         print("name,stored_traces,spans,seconds,spans_per_s,server_cpu_s,"
-              "spans_per_server_cpu_s,server_rss_mib,server_peak_rss_mib", flush=True)
+              "spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib",
+              flush=True)
         have = 0
-        for batch, size in enumerate(sizes):
+        for step, size in enumerate(sizes):
             if size > have:
                 _grow(server, account["accountId"], have, size)
                 have = size
-            cpu = cpu_seconds_of(server.proc.pid)
-            seconds = _send(server, key, args.traces, batch)
-            used = cpu_seconds_of(server.proc.pid) - cpu
-            spans = args.traces * 4
-            print(f"otlp_ingest,{have},{spans},{seconds:.2f},{spans / seconds:.0f},{used:.2f},"
-                  f"{spans / used:.0f},{rss_of(server.proc.pid):.0f},"
-                  f"{peak_rss_of(server.proc.pid):.0f}", flush=True)
-            have += args.traces
+            for name in ("sdk", f"export_x{args.senders}"):
+                agent = f"bench-bot-{step}-{name}"
+                cpu = cpu_seconds_of(server.proc.pid)
+                if name == "sdk":
+                    seconds, mine = _send_sdk(server, key, args.traces, agent, args.batch)
+                else:
+                    seconds, mine = _send_export(server, key, args.traces, agent, args.batch,
+                                                 args.senders)
+                used = cpu_seconds_of(server.proc.pid) - cpu
+                spans = args.traces * 4
+                print(f"{name},{have},{spans},{seconds:.2f},{spans / seconds:.0f},{used:.2f},"
+                      f"{spans / used:.0f},{mine:.2f},{rss_of(server.proc.pid):.0f},"
+                      f"{peak_rss_of(server.proc.pid):.0f}", flush=True)
+                have += args.traces
     finally:
         server.stop()
 

@@ -45,9 +45,13 @@ async def receive(request: Request, store: StoreDep, account: CurrentAccount) ->
     limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
     body = await _body(request, limit)
     content_type = request.headers.get("content-type", "")
-    export = decode_body(body, content_type, request.headers.get("content-encoding", ""),
-                         limit=limit)
-    result = await run_in_threadpool(traces.ingest, store, account, export)
+    encoding = request.headers.get("content-encoding", "")
+
+    def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
+        return traces.ingest(store, account, decode_body(body, content_type, encoding,
+                                                         limit=limit))
+
+    result = await run_in_threadpool(store_body)
     payload, media = encode_response(result["rejected"], result["message"], content_type)
     return Response(payload, media_type=media)
 

@@ -1,12 +1,15 @@
 """Traces: store received spans once, keep one conversation row per trace, attach scores.
 
-A batch is stored span by span (a span id already stored is a duplicate and skipped). Every trace
-the batch added a span to is then rebuilt with ``ingest.otel.read_otel`` (the conversion
-``rows_from_otel`` uses): a new trace from the batch's spans as they are, a trace seen before from
-all of its stored spans, so spans of one trace may arrive over several batches. The per-task
-summary the cuts report reads moves in the same transaction (``trace_stats``). A
-trace with no ``gen_ai.*`` attribute stays raw: kept and counted, no row. The agent is the
-trace's ``gen_ai.agent.name`` (span or resource attribute); an agent exists from its first trace.
+A request's spans arrive decoded once (``services.otlp``: the body to store and the
+:class:`~whileai.simulations.ingest.otlp.Span`); its new span ids go in with one insert (a span id
+already stored is a duplicate and skipped), all in one transaction. Every trace the request added
+a span to is then rebuilt with ``ingest.otel.read_otel`` (the conversion ``rows_from_otel`` uses):
+the traces first seen in the request from its spans as they are, in one ``read_otel`` call when
+no span names a conversation; a trace seen before from all of its stored spans, so spans of one
+trace may arrive over several requests. The per-task summary the cuts report reads moves in the
+same transaction (``trace_stats``). A trace with no ``gen_ai.*`` attribute stays raw: kept and
+counted, no row. The agent is the trace's ``gen_ai.agent.name`` (span or resource attribute); an
+agent exists from its first trace.
 """
 
 from __future__ import annotations
@@ -24,12 +27,12 @@ import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, trace_stats
-from whileai.server.services.otlp import flat_spans
-from whileai.server.store.dialect import insert_new, inserted_keys, upsert
+from whileai.server.services.otlp import Incoming
+from whileai.server.store.dialect import insert_absent, insert_new, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
-from whileai.simulations.ingest.otel import SCENARIO_KEYS, read_otel
-from whileai.simulations.ingest.otlp import decode_attributes
+from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, read_otel
+from whileai.simulations.ingest.otlp import Span, decode_spans
 from whileai.simulations.rowsource import task_key
 
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
@@ -45,42 +48,42 @@ def _valid_id(value: Any, length: int) -> bool:
             and value.strip("0") != "")
 
 
-def ingest(store: Store, account: Account, export: Mapping[str, Any]) -> dict[str, Any]:
-    """Store an OTLP/JSON export; returns counts and the partial-success message."""
+def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict[str, Any]:
+    """Store a decoded export request; returns counts and the partial-success message."""
     now = time.time()
     lines: list[dict[str, Any]] = []
-    bodies: dict[str, dict[str, Any]] = {}  # span id -> body, the first of a batch's repeats
-    rejected = valid = 0
+    spans: dict[str, Span] = {}  # span id -> span, the first of a batch's repeats
+    agent_of: dict[str, str] = {}  # trace id -> the agent its first span naming one names
     agents_seen: set[str] = set()
+    rejected = valid = 0
     problems: list[str] = []
-    for span, resource in flat_spans(dict(export)):
-        trace_id, span_id = span.get("traceId"), span.get("spanId")
+    for item in received:
+        body = item.body
+        trace_id, span_id = body.get("traceId"), body.get("spanId")
         if not _valid_id(trace_id, 32) or not _valid_id(span_id, 16):
             rejected += 1
             if len(problems) < 3:
-                problems.append(f"span {span.get('name')!r} has no valid traceId/spanId")
+                problems.append(f"span {body.get('name')!r} has no valid traceId/spanId")
             continue
         valid += 1
-        span_id = str(span_id).lower()
-        if span_id in bodies:
+        span_id, trace_id = str(span_id).lower(), str(trace_id).lower()
+        if span_id in spans:
             continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
-        body = dict(span)
-        attrs = decode_attributes(span.get("attributes"))
-        agent = attrs.get(AGENT_KEY) or resource.get(AGENT_KEY)
+        agent = item.span.attributes.get(AGENT_KEY) or item.resource.get(AGENT_KEY)
         if agent:
-            agents_seen.add(str(agent))
             body["whileaiAgent"] = str(agent)
-        bodies[span_id] = body
-        lines.append({"account_id": account.id, "span_id": span_id,
-                      "trace_id": str(trace_id).lower(),
+            agents_seen.add(body["whileaiAgent"])
+            agent_of.setdefault(trace_id, body["whileaiAgent"])
+        spans[span_id] = item.span
+        lines.append({"account_id": account.id, "span_id": span_id, "trace_id": trace_id,
                       "body": _compact(body), "received_at": now})
     with store.engine.begin() as conn:
-        fresh = {key[1] for key in inserted_keys(conn, trace_spans, lines)}
-        batch: dict[str, list[dict[str, Any]]] = {}
+        fresh = {key[1] for key in insert_absent(conn, trace_spans, lines)}
+        batch: dict[str, list[Span]] = {}
         for line in lines:
             if line["span_id"] in fresh:
-                batch.setdefault(line["trace_id"], []).append(bodies[line["span_id"]])
-        built = _rebuild(conn, account, batch, now)
+                batch.setdefault(line["trace_id"], []).append(spans[line["span_id"]])
+        built = _rebuild(conn, account, batch, agent_of, now)
         for agent in sorted(agents_seen):
             _touch_agent(conn, account, agent, now)
     message = "; ".join(problems) + (f" (and {rejected - len(problems)} more)"
@@ -94,21 +97,43 @@ def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -
                                "name": name, "created_at": now, "updated_at": now}])
 
 
-def _stored_spans(conn: sa.Connection, account: Account,
-                  trace_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    """All stored spans of ``trace_ids`` (this transaction's included), in the order stored."""
-    spans: dict[str, list[dict[str, Any]]] = {t: [] for t in trace_ids}
+def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str],
+                  agent_of: dict[str, str]) -> dict[str, list[Span]]:
+    """All stored spans of ``trace_ids`` (this transaction's included), in the order stored;
+    ``agent_of`` gets each trace's agent as its stored spans name it."""
+    bodies: dict[str, list[dict[str, Any]]] = {t: [] for t in trace_ids}
     for chunk in range(0, len(trace_ids), 500):
         for trace_id, body in conn.execute(
                 sa.select(trace_spans.c.trace_id, trace_spans.c.body).where(
                     trace_spans.c.account_id == account.id,
                     trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))):
-            spans[trace_id].append(json.loads(body))
-    return spans
+            bodies[trace_id].append(json.loads(body))
+    for trace_id, found in bodies.items():
+        agent = next((b["whileaiAgent"] for b in found if b.get("whileaiAgent")), None)
+        if agent:
+            agent_of[trace_id] = agent
+        else:
+            agent_of.pop(trace_id, None)
+    return {trace_id: decode_spans(found)[0] for trace_id, found in bodies.items()}
 
 
-def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[dict[str, Any]]],
-             now: float) -> int:
+def _is_genai(spans: Sequence[Span]) -> bool:
+    return any(k.startswith("gen_ai.") for s in spans for k in s.attributes)
+
+
+def _rows(groups: Mapping[str, Sequence[Span]]) -> dict[str, dict[str, Any]]:
+    """The conversation row of each trace (``read_otel``'s first); traces without one are left
+    out. One ``read_otel`` over all of them when no span names a conversation (then its groups
+    are the traces), else one per trace, so a conversation never spans two traces' rows."""
+    if any(CONVERSATION_ID in s.attributes for group in groups.values() for s in group):
+        return {trace_id: dict(rows[0]) for trace_id, group in groups.items()
+                if (rows := read_otel(group).rows)}
+    rows = read_otel([s for group in groups.values() for s in group]).rows
+    return {row["lineage"]["group"]: dict(row) for row in rows}
+
+
+def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Span]],
+             agent_of: dict[str, str], now: float) -> int:
     """Re-derive the row of every trace the batch added spans to, and move the summary.
 
     A trace first seen in this batch is built from the batch's spans as they are (they are all
@@ -117,35 +142,37 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[dic
     if not batch:
         return 0
     before = trace_stats.states(conn, account.id, sorted(batch))
-    spans = {**batch, **_stored_spans(conn, account, sorted(before))}
+    spans = {**batch, **_stored_spans(conn, account, sorted(before), agent_of)}
+    genai_ids = [t for t in spans if _is_genai(spans[t])]
+    rows = _rows({t: spans[t] for t in genai_ids if t not in before})
+    for trace_id in genai_ids:
+        if trace_id in before and (found := read_otel(spans[trace_id]).rows):
+            rows[trace_id] = dict(found[0])
     records, after, genai = [], [], 0
     for trace_id in sorted(spans):
-        record = _record(account, trace_id, spans[trace_id], now)
+        record = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
+                         rows.get(trace_id), now)
         old = before.get(trace_id)
         after.append(trace_stats.TraceState(agent=record["agent"], genai=record["genai"],
                                             task=record["task"],
                                             score=old.score if old else None))
         genai += record["genai"]
         records.append(record)
-    upsert(conn, traces, records, keys=("account_id", "trace_id"),
-           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"))
+    upsert(conn, traces, [r for r in records if r["trace_id"] in before],
+           keys=("account_id", "trace_id"),
+           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"),
+           absent=[r for r in records if r["trace_id"] not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
     return genai
 
 
-def _record(account: Account, trace_id: str, bodies: list[dict[str, Any]],
-            now: float) -> dict[str, Any]:
-    """The ``traces`` row of one trace: its conversation row (``read_otel``) when it is GenAI."""
-    attrs = [decode_attributes(b.get("attributes")) for b in bodies]
-    is_genai = any(k.startswith("gen_ai.") for a in attrs for k in a)
-    agent = next((b["whileaiAgent"] for b in bodies if b.get("whileaiAgent")), None)
-    scenario = next((str(a[k]) for a in attrs for k in SCENARIO_KEYS if a.get(k)), None)
-    row = None
-    if is_genai:
-        rows = read_otel(bodies).rows
-        row = dict(rows[0]) if rows else None
+def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str | None,
+            row: dict[str, Any] | None, now: float) -> dict[str, Any]:
+    """The ``traces`` row of one trace: its conversation row when it is GenAI and has one."""
+    scenario = next((str(s.attributes[k]) for s in spans for k in SCENARIO_KEYS
+                     if s.attributes.get(k)), None)
     return {"account_id": account.id, "trace_id": trace_id, "agent": agent,
-            "genai": row is not None, "spans": len(bodies), "scenario": scenario,
+            "genai": row is not None, "spans": len(spans), "scenario": scenario,
             "task": (task_key(row) or trace_id) if row is not None else None,
             "model": row.get("model_version") if row else None,
             "row": json.dumps(row) if row is not None else None,

@@ -11,7 +11,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-__all__ = ["accumulate", "insert_new", "inserted_keys", "upsert"]
+__all__ = ["accumulate", "insert_absent", "insert_many", "insert_new", "inserted_keys", "upsert"]
 
 
 def _insert(conn: sa.Connection, table: sa.Table) -> Any:
@@ -42,9 +42,76 @@ def inserted_keys(conn: sa.Connection, table: sa.Table,
     return [tuple(r) for r in conn.execute(stmt, list(rows))]
 
 
+def insert_absent(conn: sa.Connection, table: sa.Table,
+                  rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """:func:`inserted_keys` for a table whose primary key is its only unique key, for big
+    batches: the primary keys of the rows inserted (a key stored already, or repeated in
+    ``rows``, is inserted once).
+
+    SQLite writes one transaction at a time (``BEGIN IMMEDIATE``), so the stored keys are read
+    first and the rest go in with one ``executemany`` of plain tuples, which costs a fraction of
+    a ``RETURNING`` insert built row by row; PostgreSQL, where writers run side by side, keeps
+    ``RETURNING``.
+    """
+    if not rows or conn.dialect.name != "sqlite":
+        return inserted_keys(conn, table, rows)
+    key_columns = list(table.primary_key.columns)
+    names = [c.name for c in key_columns]
+    wanted = list(dict.fromkeys(tuple(row[n] for n in names) for row in rows))
+    by_prefix: dict[tuple[Any, ...], list[Any]] = {}
+    for key in wanted:  # ``lead = ? AND last IN (...)`` is an index range; a row-value IN is not
+        by_prefix.setdefault(key[:-1], []).append(key[-1])
+    stored: set[tuple[Any, ...]] = set()
+    for prefix, lasts in by_prefix.items():
+        lead = [c == v for c, v in zip(key_columns, prefix, strict=False)]
+        for start in range(0, len(lasts), 500):
+            stored.update(tuple(r) for r in conn.execute(sa.select(*key_columns).where(
+                *lead, key_columns[-1].in_(lasts[start:start + 500]))))
+    fresh: list[tuple[Any, ...]] = []
+    new: list[dict[str, Any]] = []
+    for row in rows:
+        key = tuple(row[n] for n in names)
+        if key not in stored:
+            stored.add(key)
+            fresh.append(key)
+            new.append(row)
+    insert_many(conn, table, new)
+    return fresh
+
+
+def insert_many(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert rows known to be new (all with the keys of the first), in one ``executemany``.
+
+    On SQLite the values go to the driver as plain tuples, skipping SQLAlchemy's per-row
+    parameter processing (the columns hold plain str, int, float and bool values).
+    """
+    if not rows:
+        return
+    if conn.dialect.name != "sqlite":
+        conn.execute(sa.insert(table), list(rows))
+        return
+    columns = list(rows[0])
+    quote = conn.dialect.identifier_preparer.quote
+    conn.exec_driver_sql(
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) "
+        f"VALUES ({', '.join('?' for _ in columns)})",
+        [tuple(row[c] for c in columns) for row in rows])
+
+
 def upsert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]],
-           keys: Sequence[str], update: Sequence[str]) -> None:
-    """Insert the rows, or update the ``update`` columns of those whose ``keys`` exist."""
+           keys: Sequence[str], update: Sequence[str],
+           absent: Sequence[dict[str, Any]] = ()) -> None:
+    """Insert the rows, or update the ``update`` columns of those whose ``keys`` exist.
+
+    ``absent`` are more rows the caller found missing earlier in this transaction. SQLite runs
+    one writing transaction at a time, so there they are still missing and go in with
+    :func:`insert_many`; PostgreSQL upserts them with the rest (a concurrent writer may have
+    added them since).
+    """
+    if conn.dialect.name == "sqlite":
+        insert_many(conn, table, absent)
+    else:
+        rows = [*rows, *absent]
     if not rows:
         return
     stmt = _insert(conn, table)

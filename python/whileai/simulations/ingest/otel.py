@@ -90,22 +90,26 @@ def _is_agent_span(span: Span) -> bool:
 
 
 def _span_messages(span: Span, tally: Counter[str]) -> tuple[list[Message], list[Message]]:
-    inputs, outputs, counts = event_messages(span.events)
-    tally.update(counts)
+    inputs: list[Message] = []
+    outputs: list[Message] = []
+    if span.events:
+        inputs, outputs, counts = event_messages(span.events)
+        tally.update(counts)
     for key, target in ((INPUT_MESSAGES, inputs), (OUTPUT_MESSAGES, outputs),
                         ("gen_ai.prompt", inputs), ("gen_ai.completion", outputs)):
         value = span.attributes.get(key)
         if value is None:
             continue
-        if isinstance(value, str) and parse_json_value(value) == value and key.endswith(
-            ("prompt", "completion")
+        if key.endswith(("prompt", "completion")) and isinstance(value, str) and (
+            parse_json_value(value) == value
         ):  # the oldest form: a bare prompt or completion string
             role = "user" if key == "gen_ai.prompt" else "assistant"
             target.append(Message(role=role, parts=(Part(type="text", text=value),)))
             continue
         msgs, counts = read_messages(value)
         target.extend(msgs)
-        tally.update(counts)
+        if counts:
+            tally.update(counts)
     return inputs, outputs
 
 
@@ -157,6 +161,8 @@ class _Transcript:
             step["result"] = response
 
     def read(self, messages: Sequence[Message], tally: Counter[str], *, output: bool) -> None:
+        if not messages:
+            return
         users = [_text(m) for m in messages if m.role == "user"]
         history = bool(self.users) and users[: len(self.users)] == self.users
         seen_users = len(self.users) if history else 0

@@ -324,7 +324,9 @@ def decode_spans(source: Any) -> tuple[list[Span], SpanCounts]:
     """Decode an export dict, a list of exports, or an iterable of span dicts / SDK spans.
 
     Spans with neither a trace id nor a conversation id, and items that are not spans at all,
-    are counted and left out; spans without a start time are kept (ordered by position).
+    are counted and left out; spans without a start time are kept (ordered by position). A
+    :class:`Span` decoded already passes through as it is, its ``index`` included (a receiver
+    that decoded a batch once hands its spans on without a second decode).
 
     Raises:
         RowError: ``source`` is not a mapping or an iterable.
@@ -338,7 +340,9 @@ def decode_spans(source: Any) -> tuple[list[Span], SpanCounts]:
     spans: list[Span] = []
     for index, raw in enumerate(_raw_spans(source)):
         tally["spans_in"] += 1
-        if isinstance(raw, Mapping):
+        if type(raw) is Span:
+            span = raw
+        elif isinstance(raw, Mapping):
             span = _from_dict(raw, tally, index)
         elif hasattr(raw, "context") and hasattr(raw, "attributes"):
             span = _from_sdk(raw, tally, index)
