@@ -22,6 +22,7 @@ from typing import Any
 
 from whileai import _backend
 from whileai.simulations.clean.hack_features import AUTO_TOP, row_extras
+from whileai.simulations.clean.trace_batch import FLAGS, TraceInputs
 
 __all__ = ["Column", "feature_columns"]
 
@@ -61,7 +62,9 @@ def feature_columns(
 
     texts: list[str] = []
     final_chars = array("q")
+    trace = TraceInputs(trace_kinds)
     for i, row in enumerate(rows):
+        trace.add(row)
         raw_steps = row.get("steps")
         steps = [s for s in raw_steps if isinstance(s, dict)] if isinstance(raw_steps, list) else []
         parts = [c.lower() for s in steps
@@ -83,8 +86,14 @@ def feature_columns(
             put("truncated", i, 1.0)
         for name in dict.fromkeys(tools):
             put(f"tool:{name}", i, 1.0)
-        for name, value in row_extras(row, features, trace_kinds):
+        for name, value in row_extras(row, features, trace_kinds, flags=False):
             put(name, i, value)
+    masks = trace.masks()
+    del trace
+    for k, flag in enumerate(FLAGS):
+        hit = [i for i, mask in enumerate(masks) if mask >> k & 1]
+        if hit:
+            cells[f"trace:{flag}"] = (hit, [1.0] * len(hit))
     counts, vocab, ptr, members = _backend.hack_text_features(
         texts, final_chars, top if auto else 0
     )

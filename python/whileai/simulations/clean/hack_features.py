@@ -105,11 +105,13 @@ def row_extras(
     row: Mapping[str, Any],
     features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
     trace_kinds: Mapping[str, str] | None,
+    *,
+    flags: bool = True,
 ) -> Iterator[tuple[str, float]]:
     """The features only the row dict holds: mean logprob, markers, trace flags, the caller's own.
 
     Shared by ``hand_features`` and the column builder (``hack_columns``), so both read a row the
-    same way.
+    same way; the column builder reads the trace flags of all rows at once (``flags=False``).
 
     Raises:
         TypeError: a caller's feature returned something other than a finite number or bool.
@@ -126,8 +128,9 @@ def row_extras(
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if number and math.isfinite(value):
                 yield f"marker:{name}", float(value)
-    for flag in trace_flags(row, kinds=trace_kinds):
-        yield f"trace:{flag['flag']}", 1.0
+    if flags:
+        for flag in trace_flags(row, kinds=trace_kinds):
+            yield f"trace:{flag['flag']}", 1.0
     for name, fn in (features or {}).items():
         value = fn(row)
         if isinstance(value, bool):
