@@ -82,13 +82,24 @@ def agent_text(row: Mapping[str, Any]) -> str:
 
 def trajectory_key(row: Mapping[str, Any]) -> str:
     """A string that is equal for two rows exactly when they did the same thing."""
-    steps = _steps(row)
-    calls = [
-        f"{s.get('tool')}:{sorted((s.get('arguments') or {}).items())!r}"
-        for s in steps
-        if isinstance(s, dict) and "tool" in s
-    ]
-    return "|".join(calls) + "\x00" + agent_text(row).strip()
+    calls: list[str] = []
+    parts: list[str] = []
+    steps = row.get("steps")
+    if isinstance(steps, list):
+        # One pass: the tool calls with their sorted arguments, and agent_text's parts.
+        for s in steps:
+            if not isinstance(s, dict):
+                continue
+            if "tool" in s:
+                calls.append(f"{s.get('tool')}:{sorted((s.get('arguments') or {}).items())!r}")
+            if s.get("role") == "assistant":
+                content = s.get("content")
+                if isinstance(content, str):
+                    parts.append(content)
+    final = row.get("final_text")
+    if isinstance(final, str):
+        parts.append(final)
+    return "|".join(calls) + "\x00" + "\n".join(parts).strip()
 
 
 def _truncated(row: Mapping[str, Any]) -> bool:
