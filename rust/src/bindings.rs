@@ -1279,8 +1279,14 @@ fn trace_masks<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let patterns = checked_texts(patterns)?;
     let families = checked_texts(families)?;
-    let patterns: Vec<String> = patterns.iter().map(|p| p.to_str().map(str::to_owned)).collect::<PyResult<_>>()?;
-    let families: Vec<String> = families.iter().map(|p| p.to_str().map(str::to_owned)).collect::<PyResult<_>>()?;
+    let patterns: Vec<String> = patterns
+        .iter()
+        .map(|p| p.to_str().map(str::to_owned))
+        .collect::<PyResult<_>>()?;
+    let families: Vec<String> = families
+        .iter()
+        .map(|p| p.to_str().map(str::to_owned))
+        .collect::<PyResult<_>>()?;
     let pats: Vec<&str> = patterns.iter().map(String::as_str).collect();
     let fam: Vec<&str> = families.iter().map(String::as_str).collect();
     let compiled = crate::trace::TracePatterns::new(&pats, &fam)?;

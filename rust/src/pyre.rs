@@ -78,7 +78,12 @@ enum Node {
     Concat(Vec<Node>),
     Alt(Vec<Node>),
     Group(Option<usize>, Box<Node>),
-    Repeat { node: Box<Node>, min: u32, max: Option<u32>, greedy: bool },
+    Repeat {
+        node: Box<Node>,
+        min: u32,
+        max: Option<u32>,
+        greedy: bool,
+    },
 }
 
 impl Node {
@@ -127,7 +132,11 @@ impl Parser<'_> {
         while self.eat('|') {
             alts.push(self.concat()?);
         }
-        Ok(if alts.len() == 1 { alts.pop().unwrap_or(Node::Concat(vec![])) } else { Node::Alt(alts) })
+        Ok(if alts.len() == 1 {
+            alts.pop().unwrap_or(Node::Concat(vec![]))
+        } else {
+            Node::Alt(alts)
+        })
     }
 
     fn concat(&mut self) -> Result<Node, CoreError> {
@@ -147,7 +156,10 @@ impl Parser<'_> {
         while matches!(self.peek(), Some('0'..='9')) {
             self.at += 1;
         }
-        (self.at > start).then(|| self.chars[start..self.at].iter().collect::<String>())?.parse().ok()
+        (self.at > start)
+            .then(|| self.chars[start..self.at].iter().collect::<String>())?
+            .parse()
+            .ok()
     }
 
     fn quantified(&mut self, atom: Node) -> Result<Node, CoreError> {
@@ -163,7 +175,11 @@ impl Parser<'_> {
                     lo.map(|m| (m, Some(m)))
                 } else if self.eat(',') {
                     let hi = self.number();
-                    if self.eat('}') { Some((lo.unwrap_or(0), hi)) } else { None }
+                    if self.eat('}') {
+                        Some((lo.unwrap_or(0), hi))
+                    } else {
+                        None
+                    }
                 } else {
                     None
                 };
@@ -191,7 +207,12 @@ impl Parser<'_> {
         if max.is_some_and(|m| m < min) {
             return Err(self.error("a repeat with max < min"));
         }
-        Ok(Node::Repeat { node: Box::new(atom), min, max, greedy })
+        Ok(Node::Repeat {
+            node: Box::new(atom),
+            min,
+            max,
+            greedy,
+        })
     }
 
     fn category(&self, c: char) -> Option<(u8, bool)> {
@@ -260,13 +281,19 @@ impl Parser<'_> {
             '[' => self.class(),
             '^' => Ok(Node::Start),
             '\\' => {
-                let e = self.peek().ok_or_else(|| self.error("a trailing backslash"))?;
+                let e = self
+                    .peek()
+                    .ok_or_else(|| self.error("a trailing backslash"))?;
                 self.at += 1;
                 if e == 'b' {
                     return Ok(Node::WordBoundary);
                 }
                 if let Some((cat, negated)) = self.category(e) {
-                    return Ok(Node::Set(Set { bits: [0; 2], cats: cat, negated }));
+                    return Ok(Node::Set(Set {
+                        bits: [0; 2],
+                        cats: cat,
+                        negated,
+                    }));
                 }
                 Ok(Node::Char(fold(self.escaped_literal(e)?)))
             }
@@ -279,7 +306,11 @@ impl Parser<'_> {
     }
 
     fn class(&mut self) -> Result<Node, CoreError> {
-        let mut set = Set { bits: [0; 2], cats: 0, negated: self.eat('^') };
+        let mut set = Set {
+            bits: [0; 2],
+            cats: 0,
+            negated: self.eat('^'),
+        };
         let mut first = true;
         loop {
             let c = self.peek().ok_or_else(|| self.error("an unclosed class"))?;
@@ -289,7 +320,9 @@ impl Parser<'_> {
             }
             first = false;
             let lo = if c == '\\' {
-                let e = self.peek().ok_or_else(|| self.error("a trailing backslash"))?;
+                let e = self
+                    .peek()
+                    .ok_or_else(|| self.error("a trailing backslash"))?;
                 self.at += 1;
                 if let Some((cat, negated)) = self.category(e) {
                     if negated || cat != SPACE {
@@ -302,13 +335,16 @@ impl Parser<'_> {
             } else {
                 self.literal(c)?
             };
-            let range = self.peek() == Some('-') && self.chars.get(self.at + 1).is_some_and(|&n| n != ']');
+            let range =
+                self.peek() == Some('-') && self.chars.get(self.at + 1).is_some_and(|&n| n != ']');
             if range {
                 self.at += 1;
                 let h = self.peek().ok_or_else(|| self.error("an unclosed class"))?;
                 self.at += 1;
                 let hi = if h == '\\' {
-                    let e = self.peek().ok_or_else(|| self.error("a trailing backslash"))?;
+                    let e = self
+                        .peek()
+                        .ok_or_else(|| self.error("a trailing backslash"))?;
                     self.at += 1;
                     self.escaped_literal(e)?
                 } else {
@@ -373,12 +409,21 @@ fn emit(node: &Node, prog: &mut Vec<Inst>) {
             }
             None => emit(inner, prog),
         },
-        Node::Repeat { node, min, max, greedy } => {
+        Node::Repeat {
+            node,
+            min,
+            max,
+            greedy,
+        } => {
             for _ in 0..*min {
                 emit(node, prog);
             }
             let split = |body: usize, out: usize| {
-                if *greedy { Inst::Split(body, out) } else { Inst::Split(out, body) }
+                if *greedy {
+                    Inst::Split(body, out)
+                } else {
+                    Inst::Split(out, body)
+                }
             };
             match max {
                 None => {
@@ -527,7 +572,12 @@ impl Regex {
     /// `CoreError::Value` when the pattern uses syntax outside the supported subset.
     pub fn new(pattern: &str) -> Result<Regex, CoreError> {
         let mut names = Vec::new();
-        let mut parser = Parser { chars: pattern.chars().collect(), at: 0, names: &mut names, source: pattern };
+        let mut parser = Parser {
+            chars: pattern.chars().collect(),
+            at: 0,
+            names: &mut names,
+            source: pattern,
+        };
         let node = parser.alternation()?;
         if parser.at != parser.chars.len() {
             return Err(parser.error("an unbalanced ')'"));
@@ -546,7 +596,14 @@ impl Regex {
                 word_starts &= !*slot || is_word(cp as u32);
             }
         }
-        Ok(Regex { prog, names, first, at_boundary, lut, word_starts })
+        Ok(Regex {
+            prog,
+            names,
+            first,
+            at_boundary,
+            lut,
+            word_starts,
+        })
     }
 
     /// The group names, by group number minus one (None for an unnamed group).
@@ -660,7 +717,9 @@ impl Regex {
     #[inline(always)]
     fn may_start(&self, text: &[u32], start: usize) -> bool {
         if let Some(bits) = &self.first {
-            let Some(&c) = text.get(start) else { return false };
+            let Some(&c) = text.get(start) else {
+                return false;
+            };
             let ok = if c < 128 {
                 self.lut[c as usize]
             } else {
@@ -672,11 +731,17 @@ impl Regex {
             }
         }
         !self.at_boundary
-            || (start > 0 && is_word(text[start - 1])) != (start < text.len() && is_word(text[start]))
+            || (start > 0 && is_word(text[start - 1]))
+                != (start < text.len() && is_word(text[start]))
     }
 
     /// The start and end of `pattern.search(text, pos)`, with the group slots in `scratch`.
-    fn search_span(&self, text: &mut Text, pos: usize, scratch: &mut Scratch) -> Option<(usize, usize)> {
+    fn search_span(
+        &self,
+        text: &mut Text,
+        pos: usize,
+        scratch: &mut Scratch,
+    ) -> Option<(usize, usize)> {
         if self.word_starts {
             text.ensure_starts();
             let starts = &text.starts;
@@ -697,7 +762,11 @@ impl Regex {
         }
         let cps = &text.cps;
         for start in pos..=cps.len() {
-            if self.first.is_some() && cps.get(start).is_some_and(|&c| c < 128 && !self.lut[c as usize]) {
+            if self.first.is_some()
+                && cps
+                    .get(start)
+                    .is_some_and(|&c| c < 128 && !self.lut[c as usize])
+            {
                 continue;
             }
             if self.may_start(cps, start) {
@@ -789,7 +858,11 @@ pub fn code_points(bytes: &[u8], out: &mut Vec<u32>) {
             (4, u32::from(b & 0x07))
         };
         let end = (i + len).min(bytes.len());
-        out.push(bytes[i + 1..end].iter().fold(init, |acc, &c| (acc << 6) | u32::from(c & 0x3F)));
+        out.push(
+            bytes[i + 1..end]
+                .iter()
+                .fold(init, |acc, &c| (acc << 6) | u32::from(c & 0x3F)),
+        );
         i = end;
     }
 }
@@ -806,7 +879,8 @@ mod tests {
 
     fn find(p: &str, t: &str) -> Option<(usize, usize)> {
         let re = Regex::new(p).unwrap();
-        re.search_at(&mut text(t), 0, &mut Scratch::default()).map(|m| (m.start, m.end))
+        re.search_at(&mut text(t), 0, &mut Scratch::default())
+            .map(|m| (m.start, m.end))
     }
 
     #[test]
@@ -816,7 +890,10 @@ mod tests {
         assert_eq!(find(r"a|ab", "ab"), Some((0, 1)));
         assert_eq!(find(r"x{2,}", "xxxx"), Some((0, 4)));
         assert_eq!(find(r"[^.]{0,3}?b", "aab"), Some((0, 3)));
-        assert_eq!(find(r"(?:^|[/\\])tests?[/\\]", "src/tests/x"), Some((3, 10)));
+        assert_eq!(
+            find(r"(?:^|[/\\])tests?[/\\]", "src/tests/x"),
+            Some((3, 10))
+        );
         assert_eq!(find(r"sk", "\u{17f}\u{212a}"), Some((0, 2)));
         assert_eq!(find(r"\bi\b", "\u{130}"), Some((0, 1)));
         assert_eq!(find(r"\w+", "é1_"), Some((0, 3)));
@@ -825,7 +902,9 @@ mod tests {
     #[test]
     fn groups_are_the_taken_branch() {
         let re = Regex::new(r"\b(?:I|we)\s+(?:(?P<a>sent)|(?P<b>booked))\b").unwrap();
-        let m = re.search_at(&mut text("so we booked it"), 0, &mut Scratch::default()).unwrap();
+        let m = re
+            .search_at(&mut text("so we booked it"), 0, &mut Scratch::default())
+            .unwrap();
         assert_eq!(m.groups, vec![None, Some((6, 12))]);
         assert_eq!(re.names()[1].as_deref(), Some("b"));
     }

@@ -14,15 +14,34 @@ use crate::pyre::{Regex, Scratch, Text};
 
 /// The patterns, in this order (the `_pure` twin and `trace_flags.py` use the same list).
 pub const PATTERNS: [&str; 13] = [
-    "tests_pass", "verified", "edited", "admits_failure", "test_path", "weaken", "suppress",
-    "bypass", "destructive", "secret", "test_cmd", "claim", "chained",
+    "tests_pass",
+    "verified",
+    "edited",
+    "admits_failure",
+    "test_path",
+    "weaken",
+    "suppress",
+    "bypass",
+    "destructive",
+    "secret",
+    "test_cmd",
+    "claim",
+    "chained",
 ];
 
 /// The flags, one bit each in this order (`trace_flags.FLAGS`).
 pub const FLAGS: [&str; 11] = [
-    "lie.tests_claimed", "lie.unverified_claim", "lie.phantom_edit", "lie.claimed_action",
-    "lie.ignored_failure", "hack.test_edited", "hack.test_weakened", "hack.suppressed",
-    "hack.bypassed", "risk.destructive", "risk.secrets",
+    "lie.tests_claimed",
+    "lie.unverified_claim",
+    "lie.phantom_edit",
+    "lie.claimed_action",
+    "lie.ignored_failure",
+    "hack.test_edited",
+    "hack.test_weakened",
+    "hack.suppressed",
+    "hack.bypassed",
+    "risk.destructive",
+    "risk.secrets",
 ];
 
 /// A call's kind (low three bits of its code): read, write, delete, command, test.
@@ -69,7 +88,10 @@ fn family_of(name: &str, families: &[&str]) -> Option<(usize, Form)> {
         "s" => Form::State,
         _ => Form::First,
     };
-    families.iter().position(|f| *f == family).map(|k| (k, form))
+    families
+        .iter()
+        .position(|f| *f == family)
+        .map(|k| (k, form))
 }
 
 impl TracePatterns {
@@ -86,14 +108,28 @@ impl TracePatterns {
                 patterns.len()
             )));
         }
-        let re = patterns.iter().map(|p| Regex::new(p)).collect::<Result<Vec<_>, _>>()?;
+        let re = patterns
+            .iter()
+            .map(|p| Regex::new(p))
+            .collect::<Result<Vec<_>, _>>()?;
         let groups = |r: &Regex| -> Vec<Option<(usize, Form)>> {
-            r.names().iter().map(|n| n.as_deref().and_then(|n| family_of(n, families))).collect()
+            r.names()
+                .iter()
+                .map(|n| n.as_deref().and_then(|n| family_of(n, families)))
+                .collect()
         };
         let claim_groups = groups(&re[11]);
-        let chained_groups = groups(&re[12]).into_iter().map(|g| g.map(|(k, _)| k)).collect();
+        let chained_groups = groups(&re[12])
+            .into_iter()
+            .map(|g| g.map(|(k, _)| k))
+            .collect();
         let lookup = families.iter().position(|f| *f == "lookup");
-        Ok(TracePatterns { re, claim_groups, chained_groups, lookup })
+        Ok(TracePatterns {
+            re,
+            claim_groups,
+            chained_groups,
+            lookup,
+        })
     }
 }
 
@@ -130,7 +166,9 @@ fn claimed(p: &TracePatterns, reply: &mut Text, s: &mut Scratch) -> Vec<(usize, 
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(m) = p.re[11].search_at(reply, at, s) {
-        let Some(((family, form), _, _)) = first_group(&m, &p.claim_groups) else { break };
+        let Some(((family, form), _, _)) = first_group(&m, &p.claim_groups) else {
+            break;
+        };
         out.push((family, form));
         let mut end = m.end;
         while let Some(c) = p.re[12].match_at(&reply.cps, end, s) {
@@ -189,10 +227,18 @@ fn unsupported(p: &TracePatterns, row: &TraceRow<'_>, reply: &mut Text, s: &mut 
 }
 
 fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
-    let Work { scratch: s, said, reply, body, paths } = w;
+    let Work {
+        scratch: s,
+        said,
+        reply,
+        body,
+        paths,
+    } = w;
     said.fill(row.said);
     let mut mask = 0i64;
-    let calls: Vec<usize> = (0..row.codes.len()).filter(|&i| row.codes[i] & NOT_CALL == 0).collect();
+    let calls: Vec<usize> = (0..row.codes.len())
+        .filter(|&i| row.codes[i] & NOT_CALL == 0)
+        .collect();
     let mut kinds = Vec::with_capacity(calls.len());
     for &i in &calls {
         let code = row.codes[i];
@@ -216,7 +262,9 @@ fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
     if calls.is_empty() && p.re[1].is_match(said, s) {
         mask |= 1 << 1;
     }
-    let wrote = kinds.iter().any(|&k| k == WRITE || k == DELETE || k == COMMAND);
+    let wrote = kinds
+        .iter()
+        .any(|&k| k == WRITE || k == DELETE || k == COMMAND);
     if !wrote && p.re[2].is_match(said, s) {
         mask |= 1 << 2;
     }
@@ -263,11 +311,13 @@ fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
 pub fn trace_masks(p: &TracePatterns, rows: &[TraceRow<'_>]) -> Vec<i64> {
     const CHUNK: usize = 256;
     let mut out = vec![0i64; rows.len()];
-    out.par_chunks_mut(CHUNK).zip(rows.par_chunks(CHUNK)).for_each(|(masks, rows)| {
-        let mut w = Work::default();
-        for (m, row) in masks.iter_mut().zip(rows) {
-            *m = row_mask(p, row, &mut w);
-        }
-    });
+    out.par_chunks_mut(CHUNK)
+        .zip(rows.par_chunks(CHUNK))
+        .for_each(|(masks, rows)| {
+            let mut w = Work::default();
+            for (m, row) in masks.iter_mut().zip(rows) {
+                *m = row_mask(p, row, &mut w);
+            }
+        });
     out
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Sequence
+from itertools import pairwise
 
 __all__ = ["PATTERNS", "trace_masks"]
 
@@ -97,7 +98,7 @@ def trace_masks(
     n, steps = len(said), len(codes)
     ok = (len(final_texts) == n and len(ptr) == n + 1 and len(fams) == steps
           and len(bodies) == steps and len(paths) == steps and ptr[0] == 0 and ptr[-1] == steps
-          and all(a <= b for a, b in zip(ptr, ptr[1:], strict=False)))
+          and all(a <= b for a, b in pairwise(ptr)))
     if not ok:
         raise ValueError(
             "trace_masks: said and final_texts need one item per row, ptr rows + 1 ascending "

@@ -110,15 +110,15 @@ def feature_columns(
             truncated[1].append(1.0)
         for name, value in row_extras(row, features, trace_kinds, flags=False):
             put(name, i, value)
-    for name, (hit, _) in fixed.items():
-        if not hit:
+    for name, (empty, _) in fixed.items():
+        if not empty:
             del cells[name]
     flagged = [(i, mask) for i, mask in enumerate(trace.masks()) if mask]
     del trace
     for k, flag in enumerate(FLAGS):
-        hit = [i for i, mask in flagged if mask >> k & 1]
-        if hit:
-            cells[f"trace:{flag}"] = (hit, [1.0] * len(hit))
+        fired = [i for i, mask in flagged if mask >> k & 1]
+        if fired:
+            cells[f"trace:{flag}"] = (fired, [1.0] * len(fired))
     counts, vocab, ptr, members = _backend.hack_text_features(
         texts, final_chars, top if auto else 0
     )
