@@ -1262,6 +1262,23 @@ fn columns_to_rows<'py>(
     ))
 }
 
+/// The bytes of each text as [`wtf8_texts`] reads them, without leaving a UTF-8 copy cached in
+/// a non-ASCII `str` (`to_str` keeps one in the object for as long as it lives: the rows' own
+/// texts would grow by their size). ASCII texts are read in place.
+fn uncached_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    texts
+        .iter()
+        .map(|t| {
+            if t.call_method0("isascii")?.is_truthy()? {
+                // An ASCII str's UTF-8 is its own buffer: nothing is allocated or cached.
+                return Ok(Cow::Borrowed(t.to_str()?.as_bytes()));
+            }
+            let raw = t.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            Ok(Cow::Owned(raw.cast::<PyBytes>()?.as_bytes().to_vec()))
+        })
+        .collect()
+}
+
 /// The trace-flag mask of each row (see `_native.pyi` and `crate::trace`).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -1309,8 +1326,8 @@ fn trace_masks<'py>(
              offsets from 0 to the number of steps, and codes, fams, bodies and paths one per step",
         ));
     }
-    let (said, final_texts) = (wtf8_texts(&said)?, wtf8_texts(&final_texts)?);
-    let (bodies, paths) = (wtf8_texts(&bodies)?, wtf8_texts(&paths)?);
+    let (said, final_texts) = (uncached_texts(&said)?, uncached_texts(&final_texts)?);
+    let (bodies, paths) = (uncached_texts(&bodies)?, uncached_texts(&paths)?);
     let masks = py.detach(|| {
         let rows: Vec<crate::trace::TraceRow<'_>> = (0..n)
             .map(|i| {

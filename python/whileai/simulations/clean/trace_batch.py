@@ -73,8 +73,11 @@ class TraceInputs:
     ['risk.destructive']
     """
 
+    BLOCK = 4096  # rows per kernel call: the kernel's copies of non-ASCII texts stay small
+
     def __init__(self, kinds: Mapping[str, str] | None = None) -> None:
         self.kinds = kinds
+        self.done: list[int] = []
         self.said: list[str] = []
         self.finals: list[str] = []
         self.ptr, self.codes, self.fams = array("q", [0]), array("q"), array("q")
@@ -92,7 +95,8 @@ class TraceInputs:
         final_value = row.get("final_text")
         final = final_value if isinstance(final_value, str) else ""
         if not isinstance(raw_steps, list) or not all(isinstance(s, dict) for s in raw_steps):
-            self.by_python[len(self.said)] = _mask(trace_flags.trace_flags(row, kinds=self.kinds))
+            flags = trace_flags.trace_flags(row, kinds=self.kinds)
+            self.by_python[len(self.done) + len(self.said)] = _mask(flags)
             raw_steps = []
         parts: list[str] = []
         codes, fams, bodies, paths = self.codes, self.fams, self.bodies, self.paths
@@ -124,13 +128,23 @@ class TraceInputs:
         self.said.append("\n".join(parts))
         self.finals.append(final)
         self.ptr.append(len(codes))
+        if len(self.said) >= self.BLOCK:
+            self._flush()
 
-    def masks(self) -> list[int]:
-        """Each row's flag mask, in the order the rows were added."""
-        out = list(_backend.trace_masks(
+    def _flush(self) -> None:
+        """Run the kernel on the rows read so far and start a new block."""
+        self.done.extend(_backend.trace_masks(
             trace_patterns(), list(_FAMILIES), self.said, self.finals, self.ptr, self.codes,
             self.fams, self.bodies, self.paths,
         ))
+        self.said, self.finals, self.bodies, self.paths = [], [], [], []
+        self.ptr, self.codes, self.fams = array("q", [0]), array("q"), array("q")
+
+    def masks(self) -> list[int]:
+        """Each row's flag mask, in the order the rows were added."""
+        if self.said:
+            self._flush()
+        out = self.done
         for i, mask in self.by_python.items():
             out[i] = mask
         return out
