@@ -29,6 +29,7 @@ __all__ = ["FLAGS", "TraceInputs", "flag_masks", "trace_patterns"]
 _BIT = {flag: 1 << k for k, flag in enumerate(FLAGS)}
 _KIND_CODE = {kind: k for k, kind in enumerate(KINDS)}
 _FIXED, _FAILED, _CLAIMS = 8, 32, 64
+_COMMAND = _KIND_CODE["command"]
 _FAMILIES = tuple(claims.CLAIM_FAMILIES)
 _text_args = trace_flags._text_args
 
@@ -84,6 +85,9 @@ class TraceInputs:
         self.bodies: list[str] = []
         self.paths: list[str] = []
         self.by_python: dict[int, int] = {}
+        # A tool name's code when its arguments are a dict (the kind depends on them only for a
+        # command whose arguments are not a dict).
+        self.name_codes: dict[str, int] = {}
 
     def add(self, row: Mapping[str, Any]) -> None:
         """Read one row (``trace_flags`` reads a row whose steps are not a list of dicts).
@@ -100,6 +104,7 @@ class TraceInputs:
             raw_steps = []
         parts: list[str] = []
         codes, fams, bodies, paths = self.codes, self.fams, self.bodies, self.paths
+        name_codes = self.name_codes
         for step in raw_steps:
             if step.get("role") == "assistant":
                 parts.append(str(step.get("content", "")))
@@ -108,7 +113,11 @@ class TraceInputs:
             tool = step["tool"]
             name = tool if type(tool) is str else str(tool)
             raw_args = step.get("arguments")
-            code = _kind_code(name, raw_args, self.kinds)
+            code = name_codes.get(name)
+            if code is None:
+                code = name_codes[name] = _kind_code(name, {}, self.kinds)
+            if code & 15 == _COMMAND and not isinstance(raw_args, dict):
+                code = _kind_code(name, raw_args, self.kinds)
             if step_failed(step):
                 code |= _FAILED
             if tool:
