@@ -11,6 +11,7 @@ pub mod ngram;
 pub mod normalize;
 pub mod pychars;
 pub mod pyre;
+pub mod pyre_compile;
 pub mod rng;
 pub mod scan;
 pub mod select;
