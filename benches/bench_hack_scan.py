@@ -111,14 +111,18 @@ def agent_rows(asks: int, k: int, seed: int = 2) -> list[dict[str, Any]]:
     return rows
 
 
+report_cpu: dict[str, float] = {}  # CPU seconds (every thread) of the last run of each kind
+
+
 def run(kind: str, asks: int) -> tuple[float, str, dict[str, Any]]:
     """Time one ``hack_scan`` on this process's backend: (seconds, report sha256, report)."""
     import whileai.simulations as zps
 
     rows = scan_rows(asks, 8) if kind == "text" else agent_rows(asks, 8)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report = zps.hack_scan(rows, endorsed=ENDORSED)
     seconds = time.perf_counter() - start
+    report_cpu[kind] = time.process_time() - cpu
     digest = hashlib.sha256(json.dumps(report, sort_keys=True).encode()).hexdigest()
     return seconds, digest, report
 
@@ -150,7 +154,7 @@ def main() -> None:
         return
     if args.child:
         seconds, digest, _ = run(args.child, asks)
-        print(json.dumps({"seconds": seconds, "digest": digest}))
+        print(json.dumps({"seconds": seconds, "digest": digest, "cpu": report_cpu[args.child]}))
         return
     header([])
     for kind in ("text", "agent"):
@@ -161,7 +165,9 @@ def main() -> None:
         pure = json.loads(out.strip().splitlines()[-1])
         if pure["digest"] != digest:
             sys.exit(f"backends disagree on hack_scan ({kind}): the bench is void")
-        note = (f"{kind} rows; {report['n_features']} features; regime {report['regime']}; "
+        note = (f"{kind} rows; CPU s native {report_cpu[kind]:.2f} pure {pure['cpu']:.2f}; "
+                f"load {os.getloadavg()[0]:.1f}; {report['n_features']} features; "
+                f"regime {report['regime']}; "
                 f"top {report['top_feature']}; report sha256 {digest[:12]}")
         line(f"hack_scan_{kind}", f"{asks}x8", pure["seconds"], native_s, [], note)
     if args.large:

@@ -13,10 +13,12 @@ MODULES = [
     "whileai._pure.normalize",
     "whileai._pure.scan",
     "whileai._pure.tokenize",
+    "whileai._pure.trace",
     *(f"whileai.simulations.clean.{name}" for name in (
         "decontam", "decontam_index", "decontam_stream", "leakage", "hack_features",
         "hack_matrix", "hack_pools", "hack_scan", "hack_report", "style", "trace_flags",
         "grounding", "leak", "markers", "hack_columns", "hints", "claims",
+        "trace_batch",
     )),
     *(f"whileai.simulations.select.{name}" for name in ("hygiene", "optimize", "pairs", "gate")),
     "whileai.simulations.measure.holdout",

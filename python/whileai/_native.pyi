@@ -26,6 +26,7 @@ __all__ = [
     "sign_flip_means",
     "splitmix64_stream",
     "tokenize",
+    "trace_masks",
     "uniform_floats",
     "within_group_scan",
     "within_group_scan_columns",
@@ -110,6 +111,17 @@ def hack_text_features(
 def columns_to_rows(
     ptr: Sequence[int], rows: Sequence[int], values: Sequence[float], n_rows: int
 ) -> tuple[array[int], array[int], array[float]]: ...
+def trace_masks(
+    patterns: Iterable[str],
+    families: Iterable[str],
+    said: Iterable[str],
+    final_texts: Iterable[str],
+    ptr: Sequence[int],
+    codes: Sequence[int],
+    fams: Sequence[int],
+    bodies: Iterable[str],
+    paths: Iterable[str],
+) -> array[int]: ...
 
 @final
 class DecontamLines:

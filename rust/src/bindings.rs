@@ -384,6 +384,7 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
     m.add_function(wrap_pyfunction!(hack_text_features, m)?)?;
     m.add_function(wrap_pyfunction!(columns_to_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_masks, m)?)?;
     Ok(())
 }
 
@@ -1259,4 +1260,89 @@ fn columns_to_rows<'py>(
         filled_array(py, "q", &indices)?,
         filled_array(py, "d", &out)?,
     ))
+}
+
+/// The bytes of each text as [`wtf8_texts`] reads them, without leaving a UTF-8 copy cached in
+/// a non-ASCII `str` (`to_str` keeps one in the object for as long as it lives: the rows' own
+/// texts would grow by their size). ASCII texts are read in place.
+fn uncached_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    texts
+        .iter()
+        .map(|t| {
+            if t.call_method0("isascii")?.is_truthy()? {
+                // An ASCII str's UTF-8 is its own buffer: nothing is allocated or cached.
+                return Ok(Cow::Borrowed(t.to_str()?.as_bytes()));
+            }
+            let raw = t.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            Ok(Cow::Owned(raw.cast::<PyBytes>()?.as_bytes().to_vec()))
+        })
+        .collect()
+}
+
+/// The trace-flag mask of each row (see `_native.pyi` and `crate::trace`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn trace_masks<'py>(
+    py: Python<'py>,
+    patterns: &Bound<'py, PyAny>,
+    families: &Bound<'py, PyAny>,
+    said: &Bound<'py, PyAny>,
+    final_texts: &Bound<'py, PyAny>,
+    ptr: &Bound<'py, PyAny>,
+    codes: &Bound<'py, PyAny>,
+    fams: &Bound<'py, PyAny>,
+    bodies: &Bound<'py, PyAny>,
+    paths: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let patterns = checked_texts(patterns)?;
+    let families = checked_texts(families)?;
+    let patterns: Vec<String> = patterns
+        .iter()
+        .map(|p| p.to_str().map(str::to_owned))
+        .collect::<PyResult<_>>()?;
+    let families: Vec<String> = families
+        .iter()
+        .map(|p| p.to_str().map(str::to_owned))
+        .collect::<PyResult<_>>()?;
+    let pats: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    let fam: Vec<&str> = families.iter().map(String::as_str).collect();
+    let compiled = crate::trace::TracePatterns::new(&pats, &fam)?;
+    let (said, final_texts) = (checked_texts(said)?, checked_texts(final_texts)?);
+    let (bodies, paths) = (checked_texts(bodies)?, checked_texts(paths)?);
+    let (ptr, codes, fams) = (int_buffer(ptr)?, int_buffer(codes)?, int_buffer(fams)?);
+    let n = said.len();
+    let steps = codes.len();
+    let ok = final_texts.len() == n
+        && ptr.len() == n + 1
+        && fams.len() == steps
+        && bodies.len() == steps
+        && paths.len() == steps
+        && ptr.first() == Some(&0)
+        && ptr.last().copied() == i64::try_from(steps).ok()
+        && ptr.windows(2).all(|w| w[0] <= w[1]);
+    if !ok {
+        return Err(PyValueError::new_err(
+            "trace_masks: said and final_texts need one item per row, ptr rows + 1 ascending \
+             offsets from 0 to the number of steps, and codes, fams, bodies and paths one per step",
+        ));
+    }
+    let (said, final_texts) = (uncached_texts(&said)?, uncached_texts(&final_texts)?);
+    let (bodies, paths) = (uncached_texts(&bodies)?, uncached_texts(&paths)?);
+    let masks = py.detach(|| {
+        let rows: Vec<crate::trace::TraceRow<'_>> = (0..n)
+            .map(|i| {
+                let (a, b) = (ptr[i] as usize, ptr[i + 1] as usize);
+                crate::trace::TraceRow {
+                    said: &said[i],
+                    final_text: &final_texts[i],
+                    codes: &codes[a..b],
+                    families: &fams[a..b],
+                    bodies: bodies[a..b].iter().map(|c| c.as_ref()).collect(),
+                    paths: paths[a..b].iter().map(|c| c.as_ref()).collect(),
+                }
+            })
+            .collect();
+        crate::trace::trace_masks(&compiled, &rows)
+    });
+    filled_array(py, "q", &masks)
 }

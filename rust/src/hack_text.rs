@@ -103,6 +103,12 @@ fn dense() -> &'static [u8; DENSE] {
     })
 }
 
+/// The `pychars` class flags of a code point (`WORD`, `SPACE`, `DECIMAL`, `DIGIT` bits).
+#[inline]
+pub(crate) fn char_flags(cp: u32) -> u8 {
+    flags(dense(), cp)
+}
+
 #[inline]
 fn flags(table: &[u8; DENSE], cp: u32) -> u8 {
     if (cp as usize) < DENSE {

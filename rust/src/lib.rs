@@ -10,10 +10,13 @@ pub mod jsonl;
 pub mod ngram;
 pub mod normalize;
 pub mod pychars;
+pub mod pyre;
+pub mod pyre_compile;
 pub mod rng;
 pub mod scan;
 pub mod select;
 pub mod tokenize;
+pub mod trace;
 pub mod unicode_data;
 
 #[cfg(feature = "python")]

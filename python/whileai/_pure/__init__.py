@@ -15,6 +15,7 @@ from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
 from whileai._pure.scan import within_group_scan, within_group_scan_columns
 from whileai._pure.select import select_diverse
 from whileai._pure.tokenize import tokenize
+from whileai._pure.trace import trace_masks
 
 __all__ = [
     "DecontamLines",
@@ -31,6 +32,7 @@ __all__ = [
     "sign_flip_means",
     "splitmix64_stream",
     "tokenize",
+    "trace_masks",
     "uniform_floats",
     "within_group_scan",
     "within_group_scan_columns",

@@ -22,18 +22,13 @@ from typing import Any
 
 from whileai import _backend
 from whileai.simulations.clean.hack_features import AUTO_TOP, row_extras
+from whileai.simulations.clean.trace_batch import FLAGS, TraceInputs
 
 __all__ = ["Column", "feature_columns"]
 
 Column = tuple["array[int]", "array[float]"]
 _COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
            "digits")
-
-
-def _truncated(row: Mapping[str, Any], steps: list[dict[str, Any]]) -> bool:
-    if row.get("truncated") is True or row.get("finish_reason") == "length":
-        return True
-    return any(s.get("truncated") is True or s.get("finish_reason") == "length" for s in steps)
 
 
 def feature_columns(
@@ -61,30 +56,69 @@ def feature_columns(
 
     texts: list[str] = []
     final_chars = array("q")
+    trace = TraceInputs(trace_kinds)
+    # The columns every row may have, filled in place (no lookup per cell).
+    fixed = {name: cells.setdefault(name, ([], []))
+             for name in ("reply_chars", "tool_calls", "turns", "truncated")}
+    chars, calls, turns, truncated = fixed.values()
+    tool_keys: dict[str, str] = {}
     for i, row in enumerate(rows):
+        trace.add(row)
         raw_steps = row.get("steps")
-        steps = [s for s in raw_steps if isinstance(s, dict)] if isinstance(raw_steps, list) else []
-        parts = [c.lower() for s in steps
-                 if s.get("role") == "assistant" and isinstance(c := s.get("content"), str)]
+        parts: list[str] = []
+        tools: list[str] = []
+        users = 0
+        cut = row.get("truncated") is True or row.get("finish_reason") == "length"
+        for step in raw_steps if isinstance(raw_steps, list) else ():
+            if not isinstance(step, dict):
+                continue
+            role = step.get("role")
+            if role == "assistant":
+                content = step.get("content")
+                if isinstance(content, str):
+                    parts.append(content.lower())
+            elif role == "user":
+                users += 1
+            tool = step.get("tool")
+            if isinstance(tool, str):
+                tools.append(tool)
+            if not cut and (step.get("truncated") is True or step.get("finish_reason") == "length"):
+                cut = True
         final_value = row.get("final_text")
-        final = final_value if isinstance(final_value, str) else ""
         if isinstance(final_value, str):
-            low_final = final.lower()
+            low_final = final_value.lower()
             parts.append(low_final)
             final_chars.append(len(low_final))
+            if final_value:
+                chars[0].append(i)
+                chars[1].append(float(len(final_value)))
         else:
             final_chars.append(0)
         texts.append("\n".join(parts))
-        put("reply_chars", i, float(len(final)))
-        tools = [s["tool"] for s in steps if isinstance(s.get("tool"), str)]
-        put("tool_calls", i, float(len(tools)))
-        put("turns", i, float(1 + sum(s.get("role") == "user" for s in steps)))
-        if _truncated(row, steps):
-            put("truncated", i, 1.0)
-        for name in dict.fromkeys(tools):
-            put(f"tool:{name}", i, 1.0)
-        for name, value in row_extras(row, features, trace_kinds):
+        if tools:
+            calls[0].append(i)
+            calls[1].append(float(len(tools)))
+            for name in dict.fromkeys(tools):
+                key = tool_keys.get(name)
+                if key is None:
+                    key = tool_keys[name] = f"tool:{name}"
+                put(key, i, 1.0)
+        turns[0].append(i)
+        turns[1].append(float(1 + users))
+        if cut:
+            truncated[0].append(i)
+            truncated[1].append(1.0)
+        for name, value in row_extras(row, features, trace_kinds, flags=False):
             put(name, i, value)
+    for name, (empty, _) in fixed.items():
+        if not empty:
+            del cells[name]
+    flagged = [(i, mask) for i, mask in enumerate(trace.masks()) if mask]
+    del trace
+    for k, flag in enumerate(FLAGS):
+        fired = [i for i, mask in flagged if mask >> k & 1]
+        if fired:
+            cells[f"trace:{flag}"] = (fired, [1.0] * len(fired))
     counts, vocab, ptr, members = _backend.hack_text_features(
         texts, final_chars, top if auto else 0
     )

@@ -82,13 +82,24 @@ def agent_text(row: Mapping[str, Any]) -> str:
 
 def trajectory_key(row: Mapping[str, Any]) -> str:
     """A string that is equal for two rows exactly when they did the same thing."""
-    steps = _steps(row)
-    calls = [
-        f"{s.get('tool')}:{sorted((s.get('arguments') or {}).items())!r}"
-        for s in steps
-        if isinstance(s, dict) and "tool" in s
-    ]
-    return "|".join(calls) + "\x00" + agent_text(row).strip()
+    calls: list[str] = []
+    parts: list[str] = []
+    steps = row.get("steps")
+    if isinstance(steps, list):
+        # One pass: the tool calls with their sorted arguments, and agent_text's parts.
+        for s in steps:
+            if not isinstance(s, dict):
+                continue
+            if "tool" in s:
+                calls.append(f"{s.get('tool')}:{sorted((s.get('arguments') or {}).items())!r}")
+            if s.get("role") == "assistant":
+                content = s.get("content")
+                if isinstance(content, str):
+                    parts.append(content)
+    final = row.get("final_text")
+    if isinstance(final, str):
+        parts.append(final)
+    return "|".join(calls) + "\x00" + "\n".join(parts).strip()
 
 
 def _truncated(row: Mapping[str, Any]) -> bool:
@@ -105,11 +116,13 @@ def row_extras(
     row: Mapping[str, Any],
     features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
     trace_kinds: Mapping[str, str] | None,
+    *,
+    flags: bool = True,
 ) -> Iterator[tuple[str, float]]:
     """The features only the row dict holds: mean logprob, markers, trace flags, the caller's own.
 
     Shared by ``hand_features`` and the column builder (``hack_columns``), so both read a row the
-    same way.
+    same way; the column builder reads the trace flags of all rows at once (``flags=False``).
 
     Raises:
         TypeError: a caller's feature returned something other than a finite number or bool.
@@ -126,8 +139,9 @@ def row_extras(
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if number and math.isfinite(value):
                 yield f"marker:{name}", float(value)
-    for flag in trace_flags(row, kinds=trace_kinds):
-        yield f"trace:{flag['flag']}", 1.0
+    if flags:
+        for flag in trace_flags(row, kinds=trace_kinds):
+            yield f"trace:{flag['flag']}", 1.0
     for name, fn in (features or {}).items():
         value = fn(row)
         if isinstance(value, bool):

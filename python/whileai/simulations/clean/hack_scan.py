@@ -90,13 +90,17 @@ def usable_rows(
     skipped = {"unjudged": 0, "invalid": 0, "no_task": 0}
     group_of: dict[str, int] = {}
     for row in rows:
-        value, how = read_reward(row, reward)
         raw = row.get(reward)
-        custom = reward != "reward" and how == "invalid" and not isinstance(raw, bool)
-        if custom and isinstance(raw, (int, float)) and math.isfinite(raw):
-            value = float(raw)  # a custom score outside [0, 1]
+        value: float | None
+        if type(raw) is float and 0.0 <= raw <= 1.0:
+            value = raw  # what read_reward returns for it, read without the call
+        else:
+            value, how = read_reward(row, reward)
+            custom = reward != "reward" and how == "invalid" and not isinstance(raw, bool)
+            if custom and isinstance(raw, (int, float)) and math.isfinite(raw):
+                value = float(raw)  # a custom score outside [0, 1]
         if value is None:
-            skipped["unjudged" if how == "unjudged" else "invalid"] += 1
+            skipped["unjudged" if raw is None else "invalid"] += 1
             continue
         key = task_key(row)
         if key is None:

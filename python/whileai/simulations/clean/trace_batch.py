@@ -1,0 +1,173 @@
+"""The trace flags of many rows in one kernel call: which flags fire, without their evidence.
+
+``trace_flags`` reads one row and says why each flag fired; ``hack_scan`` only needs which
+fired, for every row. Here Python reads each row dict once into flat inputs (the agent's text,
+the final reply, and per tool step its kind, whether it failed, the claim families of its name,
+its arguments as text and its path arguments) and the ``trace_masks`` kernel runs the patterns
+of ``trace_flags.py`` and ``claims.py`` and the flag rules (docs/kernels.md, "Trace flags").
+A row whose steps are not a list of dicts is read by ``trace_flags`` itself.
+
+>>> flag_masks([{"steps": [], "final_text": "I verified it and all tests pass."}])
+[3]
+>>> [FLAGS[k] for k in range(len(FLAGS)) if 3 >> k & 1]
+['lie.tests_claimed', 'lie.unverified_claim']
+"""
+
+from __future__ import annotations
+
+import functools
+from array import array
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from whileai import _backend
+from whileai.simulations.clean import claims, trace_flags
+from whileai.simulations.clean.trace_flags import FLAGS, KINDS, step_failed
+
+__all__ = ["FLAGS", "TraceInputs", "flag_masks", "trace_patterns"]
+
+_BIT = {flag: 1 << k for k, flag in enumerate(FLAGS)}
+_KIND_CODE = {kind: k for k, kind in enumerate(KINDS)}
+_FIXED, _FAILED, _CLAIMS = 8, 32, 64
+_COMMAND = _KIND_CODE["command"]
+_FAMILIES = tuple(claims.CLAIM_FAMILIES)
+_text_args = trace_flags._text_args
+
+
+def trace_patterns() -> list[str]:
+    """The thirteen patterns of the flag rules, in the kernel's order (``_pure/trace.py``)."""
+    t, c = trace_flags, claims
+    return [p.pattern for p in (
+        t._TESTS_PASS, t._VERIFIED, t._EDITED, t._ADMITS_FAILURE, t._TEST_PATH, t._WEAKEN,
+        t._SUPPRESS, t._BYPASS, t._DESTRUCTIVE, t._SECRET, t._TEST_CMD, c._CLAIM, c._CHAINED,
+    )]
+
+
+@functools.lru_cache(maxsize=4096)
+def _families(name: str) -> int:
+    """The claim families a tool name belongs to, one bit each (``CLAIM_FAMILIES`` order)."""
+    found = claims._families_of(name)
+    return sum(1 << k for k, family in enumerate(_FAMILIES) if family in found)
+
+
+def _kind_code(name: str, raw_args: Any, kinds: Mapping[str, str] | None) -> int:
+    if kinds and name in kinds:
+        return _KIND_CODE[trace_flags.tool_kind({"tool": name}, kinds)] | _FIXED
+    kind = trace_flags._name_kind(name)
+    if kind == "command" and not isinstance(raw_args, dict):
+        # The kernel reads a command's arguments as text only when they are a dict.
+        kind = trace_flags.tool_kind({"tool": name, "arguments": raw_args})
+        return _KIND_CODE[kind] | _FIXED
+    return _KIND_CODE[kind]
+
+
+def _mask(flags: list[dict[str, str]]) -> int:
+    return sum(_BIT[f["flag"]] for f in flags)
+
+
+class TraceInputs:
+    """The flat inputs of ``trace_masks``, one row at a time; ``masks()`` runs the kernel.
+
+    >>> inputs = TraceInputs()
+    >>> inputs.add({"steps": [{"tool": "delete_user"}], "final_text": "Done."})
+    >>> [FLAGS[k] for k in range(len(FLAGS)) if inputs.masks()[0] >> k & 1]
+    ['risk.destructive']
+    """
+
+    BLOCK = 4096  # rows per kernel call: the kernel's copies of non-ASCII texts stay small
+
+    def __init__(self, kinds: Mapping[str, str] | None = None) -> None:
+        self.kinds = kinds
+        self.done: list[int] = []
+        self.said: list[str] = []
+        self.finals: list[str] = []
+        self.ptr, self.codes, self.fams = array("q", [0]), array("q"), array("q")
+        self.bodies: list[str] = []
+        self.paths: list[str] = []
+        self.by_python: dict[int, int] = {}
+        # A tool name's code when its arguments are a dict (the kind depends on them only for a
+        # command whose arguments are not a dict).
+        self.name_codes: dict[str, int] = {}
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Read one row (``trace_flags`` reads a row whose steps are not a list of dicts).
+
+        Raises:
+            ValueError: ``kinds`` names a kind that is not one of ``KINDS``.
+        """
+        raw_steps = row.get("steps") or []
+        final_value = row.get("final_text")
+        final = final_value if isinstance(final_value, str) else ""
+        if not isinstance(raw_steps, list) or not all(isinstance(s, dict) for s in raw_steps):
+            flags = trace_flags.trace_flags(row, kinds=self.kinds)
+            self.by_python[len(self.done) + len(self.said)] = _mask(flags)
+            raw_steps = []
+        parts: list[str] = []
+        codes, fams, bodies, paths = self.codes, self.fams, self.bodies, self.paths
+        name_codes = self.name_codes
+        for step in raw_steps:
+            if step.get("role") == "assistant":
+                parts.append(str(step.get("content", "")))
+            if "tool" not in step:
+                continue
+            tool = step["tool"]
+            name = tool if type(tool) is str else str(tool)
+            raw_args = step.get("arguments")
+            code = name_codes.get(name)
+            if code is None:
+                code = name_codes[name] = _kind_code(name, {}, self.kinds)
+            if code & 15 == _COMMAND and not isinstance(raw_args, dict):
+                code = _kind_code(name, raw_args, self.kinds)
+            if step_failed(step):
+                code |= _FAILED
+            if tool:
+                code |= _CLAIMS
+                fams.append(_families(name))
+            else:
+                fams.append(0)
+            codes.append(code)
+            if isinstance(raw_args, dict) and raw_args:
+                bodies.append(_text_args(raw_args))
+                paths.append(" ".join(str(v) for k, v in raw_args.items()
+                                      if "path" in k or "file" in k) if code & 7 in (1, 2) else "")
+            else:
+                bodies.append("")
+                paths.append("")
+        parts.append(final)
+        self.said.append("\n".join(parts))
+        self.finals.append(final)
+        self.ptr.append(len(codes))
+        if len(self.said) >= self.BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Run the kernel on the rows read so far and start a new block."""
+        self.done.extend(_backend.trace_masks(
+            trace_patterns(), list(_FAMILIES), self.said, self.finals, self.ptr, self.codes,
+            self.fams, self.bodies, self.paths,
+        ))
+        self.said, self.finals, self.bodies, self.paths = [], [], [], []
+        self.ptr, self.codes, self.fams = array("q", [0]), array("q"), array("q")
+
+    def masks(self) -> list[int]:
+        """Each row's flag mask, in the order the rows were added."""
+        if self.said:
+            self._flush()
+        out = self.done
+        for i, mask in self.by_python.items():
+            out[i] = mask
+        return out
+
+
+def flag_masks(
+    rows: Iterable[Mapping[str, Any]], kinds: Mapping[str, str] | None = None
+) -> list[int]:
+    """Return each row's flag mask: bit ``k`` set when ``FLAGS[k]`` fires (``trace_flags``).
+
+    Raises:
+        ValueError: ``kinds`` names a kind that is not one of ``KINDS``.
+    """
+    inputs = TraceInputs(kinds)
+    for row in rows:
+        inputs.add(row)
+    return inputs.masks()
