@@ -22,12 +22,12 @@ winner is picked) and ``unknown`` (too few rows, no repeats, or signal but no ``
 
 from __future__ import annotations
 
-import gc
 import math
 import statistics
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
+from whileai._gc import paused_gc
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import AUTO_TOP, trajectory_key
 from whileai.simulations.clean.hack_matrix import (
@@ -265,15 +265,9 @@ def scan_report(
     if support["mixed_asks"]:
         # The ranking allocates millions of small acyclic objects (feature dicts, cells, term
         # sets): cyclic collections during it free nothing and cost ~1/8 of the time at 100k rows.
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            with Progress("scan", n_used, enabled=progress) as line:
-                _rank(report, columns, groups, rewards, is_endorsed, line)
-                line.finish(n_used, features=report["n_features"])
-        finally:
-            if was_enabled:
-                gc.enable()
+        with paused_gc(), Progress("scan", n_used, enabled=progress) as line:
+            _rank(report, columns, groups, rewards, is_endorsed, line)
+            line.finish(n_used, features=report["n_features"])
     ranked: list[dict[str, Any]] = report.pop("_ranked", [])
     multi = support["asks"] - support["single_asks"]
     if n_used < min_obs:
