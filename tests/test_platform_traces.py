@@ -140,6 +140,11 @@ def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) 
         assert reason in refused.json()["message"]
     assert _export(url, "wrong-key", body, "application/json").status_code == 401
     assert wt.list_traces(agent="json-bot")["traces"][0]["spans"] == 1  # still one span stored
+    stored = requests.get(f"{url}/v1/traces/{trace}", headers={"Authorization": f"Bearer {key}"},
+                          timeout=10).json()["spans"]  # the ids live in columns, back in front
+    assert [list(s)[:3] for s in stored] == [["traceId", "spanId", "name"]]
+    assert (stored[0]["traceId"], stored[0]["spanId"], stored[0]["name"]) == (trace, "01" * 8,
+                                                                             "chat m")
 
 
 def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str) -> None:

@@ -140,3 +140,14 @@ def test_rows_of_a_batch_equal_rows_read_trace_by_trace(conversations: bool) -> 
         groups.setdefault(span.trace_id, []).append(span)
     expected = {t: dict(read_otel(b).rows[0]) for t, b in bodies.items()}
     assert _rows(groups) == expected
+
+
+def test_stored_bodies_read_the_same_with_or_without_their_ids() -> None:
+    from whileai.server.services.traces import _with_ids
+
+    ids = {"traceId": "ab" * 16, "spanId": "01" * 8}
+    old = json.dumps({**ids, "name": "chat m", "attributes": {"gen_ai.agent.name": "a"}})
+    new = json.dumps({"name": "chat m", "attributes": {"gen_ai.agent.name": "a"}})
+    assert _with_ids("ab" * 16, "01" * 8, old) == _with_ids("ab" * 16, "01" * 8, new)
+    assert list(_with_ids("ab" * 16, "01" * 8, new)) == ["traceId", "spanId", "name",
+                                                         "attributes"]

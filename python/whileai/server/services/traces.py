@@ -44,8 +44,8 @@ _compact = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not on
 
 def _valid_id(value: Any, length: int) -> bool:
     """A hex id of ``length`` digits that is not all zeros (the OTLP invalid id)."""
-    return (isinstance(value, str) and len(value) == length and _HEX.fullmatch(value) is not None
-            and value.strip("0") != "")
+    return (isinstance(value, str) and len(value) == length and value.strip("0") != ""
+            and _HEX.fullmatch(value) is not None)
 
 
 def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict[str, Any]:
@@ -75,6 +75,7 @@ def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict
             agents_seen.add(body["whileaiAgent"])
             agent_of.setdefault(trace_id, body["whileaiAgent"])
         spans[span_id] = item.span
+        del body["traceId"], body["spanId"]  # kept once, in their columns (``_with_ids``)
         lines.append({"account_id": account.id, "span_id": span_id, "trace_id": trace_id,
                       "body": _compact(body), "received_at": now})
     with store.engine.begin() as conn:
@@ -103,11 +104,11 @@ def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str
     ``agent_of`` gets each trace's agent as its stored spans name it."""
     bodies: dict[str, list[dict[str, Any]]] = {t: [] for t in trace_ids}
     for chunk in range(0, len(trace_ids), 500):
-        for trace_id, body in conn.execute(
-                sa.select(trace_spans.c.trace_id, trace_spans.c.body).where(
-                    trace_spans.c.account_id == account.id,
-                    trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))):
-            bodies[trace_id].append(json.loads(body))
+        for trace_id, span_id, body in conn.execute(
+                sa.select(trace_spans.c.trace_id, trace_spans.c.span_id, trace_spans.c.body)
+                .where(trace_spans.c.account_id == account.id,
+                       trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))):
+            bodies[trace_id].append(_with_ids(trace_id, span_id, body))
     for trace_id, found in bodies.items():
         agent = next((b["whileaiAgent"] for b in found if b.get("whileaiAgent")), None)
         if agent:
@@ -115,6 +116,12 @@ def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str
         else:
             agent_of.pop(trace_id, None)
     return {trace_id: decode_spans(found)[0] for trace_id, found in bodies.items()}
+
+
+def _with_ids(trace_id: str, span_id: str, body: str) -> dict[str, Any]:
+    """A stored span body with its ids back in front (bodies stored before they were left out
+    of the body still hold them: the same values)."""
+    return {"traceId": trace_id, "spanId": span_id, **json.loads(body)}
 
 
 def _is_genai(spans: Sequence[Span]) -> bool:
@@ -175,7 +182,7 @@ def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str |
             "genai": row is not None, "spans": len(spans), "scenario": scenario,
             "task": (task_key(row) or trace_id) if row is not None else None,
             "model": row.get("model_version") if row else None,
-            "row": json.dumps(row) if row is not None else None,
+            "row": _compact(row) if row is not None else None,
             "created_at": now, "updated_at": now}
 
 
@@ -307,10 +314,10 @@ def get_trace(store: Store, account: Account, trace_id: str) -> dict[str, Any]:
             traces.c.account_id == account.id, traces.c.trace_id == trace_id.lower())).first()
         if found is None:
             raise ApiError("not_found", f"no trace {trace_id!r} in this account")
-        spans = [json.loads(b) for b in conn.execute(
-            sa.select(trace_spans.c.body).where(trace_spans.c.account_id == account.id,
-                                                trace_spans.c.trace_id == found.trace_id)
-            .order_by(trace_spans.c.span_id)).scalars()]
+        spans = [_with_ids(found.trace_id, span_id, body) for span_id, body in conn.execute(
+            sa.select(trace_spans.c.span_id, trace_spans.c.body).where(
+                trace_spans.c.account_id == account.id,
+                trace_spans.c.trace_id == found.trace_id).order_by(trace_spans.c.span_id))]
         scores = dict(conn.execute(
             sa.select(trace_scores.c.name, trace_scores.c.value).where(
                 trace_scores.c.account_id == account.id,

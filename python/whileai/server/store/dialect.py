@@ -6,7 +6,8 @@ picks the spelling from the connection here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -56,8 +57,9 @@ def insert_absent(conn: sa.Connection, table: sa.Table,
     if not rows or conn.dialect.name != "sqlite":
         return inserted_keys(conn, table, rows)
     key_columns = list(table.primary_key.columns)
-    names = [c.name for c in key_columns]
-    wanted = list(dict.fromkeys(tuple(row[n] for n in names) for row in rows))
+    key_of = _getter([c.name for c in key_columns])
+    keys = [key_of(row) for row in rows]
+    wanted = list(dict.fromkeys(keys))
     by_prefix: dict[tuple[Any, ...], list[Any]] = {}
     for key in wanted:  # ``lead = ? AND last IN (...)`` is an index range; a row-value IN is not
         by_prefix.setdefault(key[:-1], []).append(key[-1])
@@ -69,8 +71,7 @@ def insert_absent(conn: sa.Connection, table: sa.Table,
                 *lead, key_columns[-1].in_(lasts[start:start + 500]))))
     fresh: list[tuple[Any, ...]] = []
     new: list[dict[str, Any]] = []
-    for row in rows:
-        key = tuple(row[n] for n in names)
+    for key, row in zip(keys, rows, strict=True):
         if key not in stored:
             stored.add(key)
             fresh.append(key)
@@ -92,10 +93,19 @@ def insert_many(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, A
         return
     columns = list(rows[0])
     quote = conn.dialect.identifier_preparer.quote
+    values = _getter(columns)
     conn.exec_driver_sql(
         f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) "
         f"VALUES ({', '.join('?' for _ in columns)})",
-        [tuple(row[c] for c in columns) for row in rows])
+        [values(row) for row in rows])
+
+
+def _getter(names: Sequence[str]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A C-speed ``row -> tuple of row[name] for name in names`` (a tuple even for one name)."""
+    if len(names) == 1:
+        name = names[0]
+        return lambda row: (row[name],)
+    return operator.itemgetter(*names)
 
 
 def upsert(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, Any]],
