@@ -60,6 +60,11 @@ pub struct Regex {
     lut: [bool; 128],
     /// Every match starts with `\b` then a word character: only word starts are tried.
     word_starts: bool,
+    /// When the program opens with an alternation whose branches' first characters are all
+    /// known: per ASCII code point (not folded), bit 0 when a branch without a leading `\b` can
+    /// start with it, bit 1 when a branch opening with `\b` can. A start where neither applies
+    /// fails at that alternation, so it is not tried.
+    branch_lut: Option<[u8; 128]>,
 }
 
 /// A text as code points, with the positions where a word starts (read when needed).
@@ -129,6 +134,30 @@ impl Regex {
                 word_starts &= !*slot || is_word(cp as u32);
             }
         }
+        let branch_lut = match prog.first() {
+            Some(Inst::Alt(branches)) if first.is_some() => {
+                let mut table = Some([0u8; 128]);
+                for (bits, target) in branches {
+                    let (Some(bits), Some(t)) = (bits, table.as_mut()) else {
+                        table = None;
+                        break;
+                    };
+                    let flag = if matches!(prog.get(*target), Some(Inst::WordBoundary)) {
+                        2
+                    } else {
+                        1
+                    };
+                    for (cp, slot) in t.iter_mut().enumerate() {
+                        let f = fold(cp as u32);
+                        if bits[(f >> 6) as usize] & (1 << (f & 63)) != 0 {
+                            *slot |= flag;
+                        }
+                    }
+                }
+                table
+            }
+            _ => None,
+        };
         Ok(Regex {
             prog,
             names,
@@ -136,6 +165,7 @@ impl Regex {
             at_boundary,
             lut,
             word_starts,
+            branch_lut,
         })
     }
 
@@ -294,6 +324,27 @@ impl Regex {
             return None;
         }
         let cps = &text.cps;
+        if let Some(table) = &self.branch_lut {
+            for start in pos..cps.len() {
+                let c = cps[start];
+                if c < 128 {
+                    let can = table[c as usize];
+                    let viable = can & 1 != 0
+                        || (can & 2 != 0 && (start > 0 && is_word(cps[start - 1])) != is_word(c));
+                    if !viable {
+                        continue;
+                    }
+                }
+                if self.may_start(cps, start) {
+                    if let Some(end) = self.run(cps, start, scratch) {
+                        return Some((start, end));
+                    }
+                }
+            }
+            // A match at the end of the text would start with no character: `first` is known,
+            // so none can.
+            return None;
+        }
         for start in pos..=cps.len() {
             if self.first.is_some()
                 && cps

@@ -185,43 +185,24 @@ fn scan_columns<R: RowId, I: RowId>(
                             .or_insert_with(|| position_bits(columns, j, groups, &layout));
                     }
                 }
-                let mut rest = pairs.as_slice();
-                while !rest.is_empty() {
-                    // A batch of AND columns, their contributions held at most PAIR_BATCH long.
-                    let mut batch: Vec<(Feature<I>, u16)> = Vec::new();
-                    let mut held = 0usize;
-                    while let Some((&((a, b), lanes_of), tail)) = rest.split_first() {
-                        if held >= PAIR_BATCH && !batch.is_empty() {
-                            break;
-                        }
-                        rest = tail;
-                        let known = pair_denoms
-                            .lock()
-                            .ok()
-                            .and_then(|d| d.get(&(a, b)).copied());
-                        if known == Some(0.0) {
-                            continue;
-                        }
-                        let f =
-                            and_contributions::<I>(&bits[&a], &bits[&b], groups, &layout, known);
-                        if known.is_none() {
-                            if let Ok(mut d) = pair_denoms.lock() {
-                                d.insert((a, b), f.denom);
-                            }
-                        }
-                        if f.denom > 0.0 {
-                            held += f.values.len();
-                            batch.push((f, lanes_of));
+                for &((a, b), lanes_of) in &pairs {
+                    let known = pair_denoms
+                        .lock()
+                        .ok()
+                        .and_then(|d| d.get(&(a, b)).copied());
+                    if known == Some(0.0) {
+                        continue;
+                    }
+                    let (cov, denom) =
+                        and_covariances(&bits[&a], &bits[&b], groups, &layout, &lanes, known);
+                    if known.is_none() {
+                        if let Ok(mut d) = pair_denoms.lock() {
+                            d.insert((a, b), denom);
                         }
                     }
-                    let items: Vec<(&[I], &[f64])> = batch
-                        .iter()
-                        .map(|(f, _)| (f.groups.as_slice(), f.values.as_slice()))
-                        .collect();
-                    let covs = tiled_covariances(&items, &layout, &lanes);
-                    for ((f, lanes_of), cov) in batch.iter().zip(&covs) {
+                    if denom > 0.0 {
                         for l in (0..width).filter(|l| lanes_of & (1 << l) != 0) {
-                            let value = clamp_unit(cov[l] / f.denom).abs();
+                            let value = clamp_unit(cov[l] / denom).abs();
                             if value > top[l] {
                                 top[l] = value;
                             }
@@ -238,8 +219,6 @@ const LANES: usize = 8;
 /// Positions per tile of the lanes (64 bytes each): a tile stays in cache while every feature
 /// adds its contributions in it.
 const TILE: usize = 4096;
-/// AND-column contributions held at once per thread (12 or 16 bytes each).
-const PAIR_BATCH: usize = 1 << 20;
 
 /// The block's shuffled centred rewards by position, lane `l` at `lanes[p * LANES + l]`.
 fn shuffled_lanes(
@@ -270,7 +249,54 @@ fn shuffled_lanes(
 /// Each item's covariance with every lane: per item `(groups, values)`, `cov[l] += c *
 /// lane[p][l]` over its contributions in order (no FMA). Positions are walked a tile at a time,
 /// every item resuming where it stopped, so each item's sums run in exactly their order.
+///
+/// The lanes are independent sums, so wider vector registers add more of them at once: on an
+/// x86-64 CPU with AVX-512 or AVX2 (checked at run time) the same code is compiled for them.
+/// The operations and their order are unchanged (a multiply, then an add: no FMA is enabled),
+/// so every sum is bit-for-bit the one of the portable code.
 fn tiled_covariances<I: RowId>(
+    items: &[(&[I], &[f64])],
+    layout: &Layout,
+    lanes: &[f64],
+) -> Vec<[f64; LANES]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            return unsafe { tiled_covariances_avx512(items, layout, lanes) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { tiled_covariances_avx2(items, layout, lanes) };
+        }
+    }
+    tiled_covariances_body(items, layout, lanes)
+}
+
+/// [`tiled_covariances`] compiled for AVX-512F. Safety: call it only on a CPU that has it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn tiled_covariances_avx512<I: RowId>(
+    items: &[(&[I], &[f64])],
+    layout: &Layout,
+    lanes: &[f64],
+) -> Vec<[f64; LANES]> {
+    tiled_covariances_body(items, layout, lanes)
+}
+
+/// [`tiled_covariances`] compiled for AVX2. Safety: call it only on a CPU that has it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn tiled_covariances_avx2<I: RowId>(
+    items: &[(&[I], &[f64])],
+    layout: &Layout,
+    lanes: &[f64],
+) -> Vec<[f64; LANES]> {
+    tiled_covariances_body(items, layout, lanes)
+}
+
+#[inline(always)]
+fn tiled_covariances_body<I: RowId>(
     items: &[(&[I], &[f64])],
     layout: &Layout,
     lanes: &[f64],
@@ -352,40 +378,102 @@ fn position_bits<R: RowId>(
     bits
 }
 
-/// The contributions of the AND of two columns given as position bitmaps: the
-/// [`feature_contributions`] of the column with 1.0 where both are non-zero. Its dense values
-/// are 0.0 and 1.0, so a group varies exactly when it holds some but not all of those rows,
-/// and its sequential sum is the exact count: the mean is `count / len`. With `denom` known
-/// (from an earlier permutation block) the sum of squares is not summed again.
-fn and_contributions<I: RowId>(
+/// The covariance with every lane of the AND of two columns given as position bitmaps, and its
+/// correlation denominator: the [`feature_contributions`] of the column with 1.0 where both
+/// are non-zero, summed with the lanes as [`tiled_covariances`] sums them, in one pass (the
+/// contributions are not stored). Its dense values are 0.0 and 1.0, so a group varies exactly
+/// when it holds some but not all of those rows, and its sequential sum is the exact count:
+/// the mean is `count / len`. Each lane's sum and the sum of squares run over the positions in
+/// ascending order, as they do over stored contributions. With `denom` known (from an earlier
+/// permutation block) the sum of squares is not summed again.
+fn and_covariances(
     a: &[u64],
     b: &[u64],
     groups: &Mixed,
     layout: &Layout,
+    lanes: &[f64],
     denom: Option<f64>,
-) -> Feature<I> {
-    let mut f = Feature {
-        groups: Vec::new(),
-        values: Vec::new(),
-        denom: 0.0,
-    };
+) -> ([f64; LANES], f64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            return unsafe { and_covariances_avx512(a, b, groups, layout, lanes, denom) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { and_covariances_avx2(a, b, groups, layout, lanes, denom) };
+        }
+    }
+    and_covariances_body(a, b, groups, layout, lanes, denom)
+}
+
+/// [`and_covariances`] compiled for AVX-512F. Safety: call it only on a CPU that has it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn and_covariances_avx512(
+    a: &[u64],
+    b: &[u64],
+    groups: &Mixed,
+    layout: &Layout,
+    lanes: &[f64],
+    denom: Option<f64>,
+) -> ([f64; LANES], f64) {
+    and_covariances_body(a, b, groups, layout, lanes, denom)
+}
+
+/// [`and_covariances`] compiled for AVX2. Safety: call it only on a CPU that has it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn and_covariances_avx2(
+    a: &[u64],
+    b: &[u64],
+    groups: &Mixed,
+    layout: &Layout,
+    lanes: &[f64],
+    denom: Option<f64>,
+) -> ([f64; LANES], f64) {
+    and_covariances_body(a, b, groups, layout, lanes, denom)
+}
+
+#[inline(always)]
+fn and_covariances_body(
+    a: &[u64],
+    b: &[u64],
+    groups: &Mixed,
+    layout: &Layout,
+    lanes: &[f64],
+    denom: Option<f64>,
+) -> ([f64; LANES], f64) {
+    let mut sum = [0.0f64; LANES];
     let mut var_x = 0.0;
-    let both = |p: usize| a[p / 64] & b[p / 64] & (1 << (p % 64)) != 0;
-    let mut emit = |g: usize, count: usize, f: &mut Feature<I>| {
+    let mut emit = |g: usize, count: usize| {
         let span = layout.rows(g);
         if count == span.len() {
             return;
         }
         let mean = count as f64 / span.len() as f64;
-        let start = f.values.len();
-        f.values
-            .extend(span.map(|p| if both(p) { 1.0 } else { 0.0 } - mean));
-        if denom.is_none() {
-            for &c in &f.values[start..] {
-                var_x += c * c;
+        // The two values a position can take, each the dense value minus the mean.
+        let (hit, miss) = (1.0 - mean, 0.0 - mean);
+        let rows = lanes[span.start * LANES..span.end * LANES].chunks_exact(LANES);
+        // Local copies of the sums, so they stay in registers through the group.
+        let (mut acc, mut sq) = (sum, var_x);
+        for (p, row) in span.zip(rows) {
+            let word = a[p / 64] & b[p / 64];
+            let c = if (word >> (p % 64)) & 1 != 0 {
+                hit
+            } else {
+                miss
+            };
+            for l in 0..LANES {
+                acc[l] += c * row[l];
             }
+            sq += c * c;
         }
-        f.groups.push(I::from_index(g));
+        sum = acc;
+        if denom.is_none() {
+            var_x = sq;
+        }
     };
     // Set bits ascend in position, so their groups ascend too: count each group's run.
     let (mut current, mut count) = (usize::MAX, 0usize);
@@ -397,7 +485,7 @@ fn and_contributions<I: RowId>(
             let g = layout.group_at[p];
             if g != current {
                 if current != usize::MAX {
-                    emit(current, count, &mut f);
+                    emit(current, count);
                 }
                 (current, count) = (g, 0);
             }
@@ -405,14 +493,14 @@ fn and_contributions<I: RowId>(
         }
     }
     if current != usize::MAX {
-        emit(current, count, &mut f);
+        emit(current, count);
     }
-    f.denom = denom.unwrap_or(if var_x > 0.0 && groups.var_r > 0.0 {
+    let denom = denom.unwrap_or(if var_x > 0.0 && groups.var_r > 0.0 {
         (var_x * groups.var_r).sqrt()
     } else {
         0.0
     });
-    f
+    (sum, denom)
 }
 
 /// Centre one feature within every mixed group where it varies (groups in order).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import sys
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -85,9 +86,27 @@ def _row_code(n_rows: int) -> str:
     return "i" if n_rows <= 2**31 else "q"
 
 
+def _narrow(rows: array[int]) -> array[int]:
+    """``array("i", rows)`` of an ``array("q")`` whose ids fit 32 bits, without a loop in Python.
+
+    On a little-endian machine the low half of each 64-bit id is its 32-bit value: a strided
+    view of those halves, copied once.
+    """
+    if sys.byteorder != "little" or rows.itemsize != 8 or array("i").itemsize != 4:
+        return array("i", rows)
+    out = array("i")
+    out.frombytes(memoryview(rows).cast("B").cast("i")[::2].tobytes())
+    return out
+
+
 def _normal(rows: Sequence[int], values: Sequence[float] | None, code: str) -> Cells:
     """A column with rows in ``code`` and values None when every value is 1.0."""
-    rows_a = rows if isinstance(rows, array) and rows.typecode == code else array(code, rows)
+    if isinstance(rows, array) and rows.typecode == code:
+        rows_a = rows
+    elif code == "i" and isinstance(rows, array) and rows.typecode == "q":
+        rows_a = _narrow(rows)  # row ids are below 2**31 (``_row_code``)
+    else:
+        rows_a = array(code, rows)
     if values is not None and not (isinstance(values, array) and values.typecode == "d"):
         values = array("d", values)
     if values is not None and values.count(1.0) == len(values):

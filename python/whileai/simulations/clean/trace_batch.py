@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 from array import array
 from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from whileai import _backend
@@ -79,6 +80,10 @@ class TraceInputs:
     def __init__(self, kinds: Mapping[str, str] | None = None) -> None:
         self.kinds = kinds
         self.done: list[int] = []
+        # The native kernel releases the GIL: a block runs on a worker thread while the caller
+        # reads the next rows (the pure kernel runs in place, it would only contend for the GIL).
+        self.pending: list[Future[Any]] = []
+        self.worker: ThreadPoolExecutor | None = None
         self.said: list[str] = []
         self.finals: list[str] = []
         self.ptr, self.codes, self.fams = array("q", [0]), array("q"), array("q")
@@ -141,18 +146,34 @@ class TraceInputs:
             self._flush()
 
     def _flush(self) -> None:
-        """Run the kernel on the rows read so far and start a new block."""
-        self.done.extend(_backend.trace_masks(
-            trace_patterns(), list(_FAMILIES), self.said, self.finals, self.ptr, self.codes,
-            self.fams, self.bodies, self.paths,
-        ))
+        """Start the kernel on the rows read so far (in the background when native); new block."""
+        args = (trace_patterns(), list(_FAMILIES), self.said, self.finals, self.ptr, self.codes,
+                self.fams, self.bodies, self.paths)
+        if _backend.KERNEL_BACKENDS.get("trace_masks") == "rust":
+            if self.worker is None:
+                self.worker = ThreadPoolExecutor(max_workers=1)
+            self.pending.append(self.worker.submit(_backend.trace_masks, *args))
+        else:
+            self.done.extend(_backend.trace_masks(*args))
         self.said, self.finals, self.bodies, self.paths = [], [], [], []
         self.ptr, self.codes, self.fams = array("q", [0]), array("q"), array("q")
 
     def masks(self) -> list[int]:
-        """Each row's flag mask, in the order the rows were added."""
+        """Each row's flag mask, in the order the rows were added.
+
+        Raises:
+            ValueError: the kernel refused its inputs.
+        """
         if self.said:
             self._flush()
+        try:
+            for block in self.pending:
+                self.done.extend(block.result())
+        finally:
+            self.pending = []
+            if self.worker is not None:
+                self.worker.shutdown()
+                self.worker = None
         out = self.done
         for i, mask in self.by_python.items():
             out[i] = mask
