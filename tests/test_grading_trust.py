@@ -195,6 +195,24 @@ def test_probes_find_a_length_judge_and_skip_rubric_without_one() -> None:
         judge_probes(rows, None)  # type: ignore[arg-type]
 
 
+def test_probes_fail_pool_comes_from_the_probed_judge() -> None:
+    # The rows carry reward 0 from another grader; this judge passes every long reply, so no
+    # long reply is a failure it could be tricked out of, and filler flips only the short ones.
+    rows = [{"prompt": f"p{i}", "final_text": "word " * (50 if i % 2 else 1), "reward": 0}
+            for i in range(10)]
+    rep = judge_probes(rows, lambda r: int(len(r["final_text"]) > 100), probes=["filler"],
+                       sample=10)
+    assert rep["failing_sampled"] == 5
+    assert rep["probes"]["filler"]["n"] == 5
+    assert rep["probes"]["filler"]["rate"] == 1.0
+    # A judge that cannot read a row as it is leaves it out of the pool and says so.
+    flaky = judge_probes(rows, lambda r: 1 / 0 if r["prompt"] == "p3" else 0, probes=["filler"],
+                         sample=10)
+    assert flaky["baseline_errors"] == 1
+    assert flaky["failing_sampled"] == 9
+    assert any("could not be judged" in n for n in flaky["notes"])
+
+
 def test_probe_judge_errors_are_counted_not_passed() -> None:
     def judge(row: dict[str, Any]) -> int:
         if row["final_text"] != "short":

@@ -21,7 +21,7 @@ from typing import Any
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.judge.judging import DEFAULT_TIMEOUT, judge_row
 from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.rowsource import as_rows, read_reward
+from whileai.simulations.rowsource import as_rows
 
 __all__ = ["EXPLOIT_RATE", "FILLER", "PROBES", "judge_pairs", "judge_probes"]
 
@@ -112,12 +112,14 @@ def judge_probes(
     row_list = as_rows(rows)
     rng = random.Random(seed)
     pool = rng.sample(row_list, min(sample, len(row_list)))
-    failing = []
+    # The failing pool is what *this* judge fails: a reward already on the row may come from
+    # another grader, and a row this judge passes would count as a flip it never made.
+    failing, baseline_errors = [], 0
     for row in pool:
-        reward, _ = read_reward(row)
+        reward = _verdict(row, judge, timeout)
         if reward is None:
-            reward = _verdict(row, judge, timeout)
-        if reward is not None and reward < threshold:
+            baseline_errors += 1
+        elif reward < threshold:
             failing.append(row)
     results: dict[str, dict[str, Any]] = {}
     notes = []
@@ -147,6 +149,9 @@ def judge_probes(
             "errors": errors,
             "example": example,
         }
+    if baseline_errors:
+        notes.append(f"{baseline_errors} sampled row(s) could not be judged as they are; "
+                     "additive probes left them out")
     if not failing and any(n in ADDITIVE for n in names):
         notes.append("no sampled row fails the judge: additive probes had nothing to flip")
     exploitable = [
@@ -157,6 +162,7 @@ def judge_probes(
         "exploitable_by": exploitable,
         "sampled": len(pool),
         "failing_sampled": len(failing),
+        "baseline_errors": baseline_errors,
         "notes": notes,
     }
 
