@@ -57,7 +57,7 @@ _SIZE = "__whileai_batch_rows"  # beside a batch's report: its rows, blank texts
 _PROBLEMS = "__whileai_problems"
 _BOM = b"\xef\xbb\xbf"
 _ERROR = "error"  # a span's bad line, in place of its report
-_BYTES_PER_WORKER = 256 << 20
+_SPAN_ENV = {"env_vars": {"MALLOC_ARENA_MAX": "2"}}
 
 
 # The eval index a worker process loaded last, by object id: loaded once per worker, not once
@@ -326,22 +326,18 @@ def _part_path(out: str, order: int) -> str:
     return os.path.join(out, f"part-{order:06d}.parquet")
 
 
-def _largest_span(cut: list[Span]) -> int:
-    """The bytes of the largest span (a ``.gz`` span: its compressed size)."""
-    return max((os.path.getsize(s.path) if s.end < 0 else s.end - s.start for s in cut),
-               default=0)
-
-
 def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any],
               batch_size: int, out: str | None, line: Progress,
               ) -> tuple[Any, list[dict[str, Any]]]:
     """One task per span; the span reports in file order, however the tasks finish."""
     if out is not None:
         os.makedirs(out, exist_ok=True)
-    # A Ray worker's private memory grew ~20 MiB per 32 MiB span it checked (the same calls in
-    # one plain process stay flat): a worker is replaced once it has read _BYTES_PER_WORKER.
-    calls = max(1, _BYTES_PER_WORKER // max(1, _largest_span(cut)))
-    task = ray.remote(num_returns=2, max_calls=calls)(_check_span)
+    # glibc gives each new thread a malloc arena of its own, up to 8 per core; in a Ray worker
+    # (~26 threads of Ray's own) the span's buffers landed in a different arena each span, and
+    # arenas do not give memory back: ~25 MiB more private memory per 24 MiB span. Two arenas
+    # keep a worker flat over its spans (docs/scale.md, "Costs"); the variable applies to the
+    # worker processes Ray starts for these tasks only.
+    task = ray.remote(num_returns=2, runtime_env=_SPAN_ENV)(_check_span)
     shared = ray.put(index)
     # in a list, so Ray hands the task the reference (loaded once per worker), not the index
     refs = [task.remote(span, [shared], knobs, batch_size, out) for span in cut]
