@@ -1,22 +1,21 @@
-"""The one door to Ray: a lazy import naming the extra, ordered execution, rows of a batch.
+"""The one door to Ray: a lazy import naming the extra, ordered execution.
 
 Nothing outside :mod:`whileai.scale` imports Ray (``tests/test_house_layers.py`` checks it), and
 this module imports it only when an adapter is called, so ``import whileai.scale`` works without
 the extra.
 
->>> rows_of_table.__name__
-'rows_of_table'
+>>> is_dataset([{"prompt": "a"}])
+False
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["is_dataset", "ordered", "require_ray", "rows_of_table"]
+__all__ = ["is_dataset", "ordered", "require_ray"]
 
 INSTALL = "pip install 'whileai[ray]'"
 
@@ -67,15 +66,3 @@ def ordered(dataset: Any, progress: bool = True) -> Iterator[Any]:
     finally:
         options.preserve_order, context.enable_progress_bars = before, bars
 
-
-def rows_of_table(table: Any, column: str | None) -> list[dict[str, Any]]:
-    """The rows of an Arrow batch as dicts: each row's columns, or the JSON text in ``column``.
-
-    Arrow pads a nested struct with the union of its keys (``None`` where a row had none), which
-    would change rows that ``hack_scan`` reads key by key; reading the JSONL as text
-    (``ray.data.read_text``) and passing ``column="text"`` keeps every row exactly as written.
-    """
-    if column is None:
-        rows: list[dict[str, Any]] = table.to_pylist()
-        return rows
-    return [json.loads(text) for text in table.column(column).to_pylist()]

@@ -20,6 +20,7 @@ In both, the index goes into the object store once and the reports merge by
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -28,22 +29,35 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
-from whileai.scale._ray import is_dataset, ordered, require_ray, rows_of_table
-from whileai.scale.spans import Span, copy_span, is_paths, line_text, span_rows, spans
+from whileai.scale._ray import is_dataset, ordered, require_ray
+from whileai.scale.rows import batch_rows, raise_problem, unwritable
+from whileai.scale.spans import (
+    Span,
+    copy_span,
+    is_paths,
+    line_number,
+    line_text,
+    numbered_rows,
+    spans,
+)
 from whileai.simulations.clean.decontam import (
     build_eval_index,
     decontaminate,
     merge_decontamination,
 )
 from whileai.simulations.clean.decontam_index import EvalIndex
+from whileai.simulations.io import dumps_row
 from whileai.simulations.progress import Progress
 
 __all__ = ["decontaminate_dataset"]
 
 _KEPT = "__whileai_kept"
 _REPORT = "__whileai_report"
+_SIZE = "__whileai_batch_rows"  # beside a batch's report: its rows, blank texts included
+_PROBLEMS = "__whileai_problems"
 _BOM = b"\xef\xbb\xbf"
-_BYTES_PER_WORKER = 256 << 20
+_ERROR = "error"  # a span's bad line, in place of its report
+_SPAN_ENV = {"env_vars": {"MALLOC_ARENA_MAX": "2"}}
 
 
 # The eval index a worker process loaded last, by object id: loaded once per worker, not once
@@ -65,19 +79,32 @@ def _load_index(index: Any) -> EvalIndex:
 
 
 def _check(table: Any, index: Any, column: str | None, knobs: dict[str, Any]) -> Any:
-    """Check one batch: the kept flag per row, and the batch's report on its first row."""
+    """Check one batch: the kept flag per row, and the batch's report on its first row.
+
+    The report also carries the batch's size and its first bad row (:mod:`whileai.scale.rows`),
+    which the driver raises. Rows read from JSON text are lines: a kept one holding ``NaN`` or
+    ``Infinity`` is refused as ``decontaminate(path, output=...)`` refuses to write it.
+    """
     import pyarrow as pa
 
     eval_index = _load_index(index)
-    rows = rows_of_table(table, column)
+    rows, at, problems = batch_rows(table, column)
     kept, report = decontaminate(rows, eval_index, **knobs)
-    position = {id(row): pos for pos, row in enumerate(rows)}
-    flags = [False] * len(rows)
+    position = {id(row): pos for pos, row in zip(at, rows, strict=True)}
+    flags = [False] * table.num_rows
+    configured = column is not None and not any(p.get("config") for p in problems)
+    texts = table.column(column).to_pylist() if configured else None
     for row in kept:
-        flags[position[id(row)]] = True
-    reports: list[str | None] = [None] * len(rows)
-    if rows:
-        reports[0] = json.dumps(report)
+        pos = position[id(row)]
+        flags[pos] = True
+        why = None if texts is None else unwritable(row, texts[pos])
+        if why is not None:  # before any problem: rows stop at the first bad text
+            problems = [p for p in problems if p.get("unless_first")]
+            problems.append({"at": pos, "message": why})
+            break
+    reports: list[str | None] = [None] * table.num_rows
+    if table.num_rows:
+        reports[0] = json.dumps({**report, _SIZE: table.num_rows, _PROBLEMS: problems})
     table = table.append_column(_KEPT, pa.array(flags, pa.bool_()))
     return table.append_column(_REPORT, pa.array(reports, pa.string()))
 
@@ -111,13 +138,16 @@ def _check_span(span: Span, shared: Any, knobs: dict[str, Any], batch_size: int,
             report = decontaminate(source, index, **{**knobs, "output": kept_path})[1]
             with open(kept_path, "rb") as f:
                 texts = [line_text(line) for line in f]
-        except RowError:
-            report, texts = _check_lines(span, index, knobs, batch_size)
+        except RowError:  # named after the copy: read again, line by line, for the real name
+            try:
+                report, texts = _check_lines(span, index, knobs, batch_size)
+            except RowError as exc:  # handed back as data: the driver raises the first in order
+                return json.dumps({_ERROR: str(exc)}), None
     report["output"] = None
     table = pa.table({"text": pa.array(texts, pa.string())})
     if out is None:
         return json.dumps(report), table
-    pq.write_table(table, os.path.join(out, f"part-{span.order:06d}.parquet"))
+    pq.write_table(table, _part_path(out, span.order))
     return json.dumps(report), None
 
 
@@ -126,26 +156,36 @@ def _check_lines(span: Span, index: EvalIndex, knobs: dict[str, Any],
     """Check a span read line by line (``batch_size`` rows at a time): its report, kept lines.
 
     Raises:
-        RowError: a bad line, named by file and line number.
+        RowError: the span's first bad line, named by file and line number: one that is not a
+            JSON object, or a kept one that cannot be written back (``NaN``, ``Infinity``), as
+            ``decontaminate(path, output=...)`` refuses it.
     """
     reports: list[dict[str, Any]] = []
     texts: list[str] = []
     rows: list[dict[str, Any]] = []
-    lines: list[bytes] = []
+    lines: list[tuple[bytes, int]] = []
 
     def check() -> None:
         kept, report = decontaminate(rows, index, **knobs)
         line_of = {id(row): line for row, line in zip(rows, lines, strict=True)}
-        texts.extend(line_text(line_of[id(row)]) for row in kept)
+        for row in kept:
+            line, k = line_of[id(row)]
+            if b"NaN" in line or b"Infinity" in line:
+                dumps_row(row, where=f"{span.path}:{line_number(span, k)}")
+            texts.append(line_text(line))
         reports.append(report)
         rows.clear()
         lines.clear()
 
-    for row, line in span_rows(span):
-        rows.append(row)
-        lines.append(line)
-        if len(rows) == batch_size:
-            check()
+    try:
+        for row, line, k in numbered_rows(span):
+            rows.append(row)
+            lines.append((line, k))
+            if len(rows) == batch_size:
+                check()
+    except RowError:
+        check()  # a kept row before the bad line fails first, as in one pass over the file
+        raise
     if rows or not reports:
         check()
     return merge_decontamination(reports, index), texts
@@ -204,10 +244,14 @@ def decontaminate_dataset(
         :func:`whileai.simulations.decontaminate` over all the rows, in order.
 
     Raises:
-        ConfigError: ``rows`` is neither paths nor a Ray Dataset, ``column`` given with paths,
-            or a knob is out of range.
+        ConfigError: ``rows`` is neither paths nor a Ray Dataset, ``column`` given with paths
+            or naming none of the Dataset's columns, or a knob is out of range.
         InputError: a path is not a readable file.
-        RowError: a line is not a JSON object (named by file and line).
+        RowError: a line is not a JSON object, or a kept one holds ``NaN`` or ``Infinity``
+            (kept rows are JSON lines: refused as ``decontaminate(path, output=...)`` refuses
+            to write them); named by file and line (paths) or by ``rows[k] (dataset order)``
+            (a Dataset's ``column``). The first such row in order is the one raised; with
+            ``output=``, the Parquet parts already written are removed.
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
 
     >>> decontaminate_dataset.__name__  # a Ray cluster example is in docs/scale.md
@@ -258,13 +302,28 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     reader = ray.remote(num_cpus=0)(_block_reports)
     per_block = ray.get([reader.remote(ref) for ref in checked.to_arrow_refs()])
     parts = [json.loads(t) for texts in per_block for t in texts]
+    seen = 0
+    for part in parts:  # in dataset order: the first bad row is the one one process meets
+        raise_problem(part.pop(_PROBLEMS), seen)
+        seen += part.pop(_SIZE)
     return checked.map_batches(_kept, batch_format="pyarrow"), parts
 
 
-def _largest_span(cut: list[Span]) -> int:
-    """The bytes of the largest span (a ``.gz`` span: its compressed size)."""
-    return max((os.path.getsize(s.path) if s.end < 0 else s.end - s.start for s in cut),
-               default=0)
+def _stop(ray: Any, waiting: list[Any], out: str | None, spans_made: int) -> None:
+    """End the call after a bad line: cancel the spans still running, wait for them, and remove
+    the Parquet parts the call wrote (as one process leaves no ``output=`` file behind)."""
+    for ref in waiting:
+        ray.cancel(ref)
+    if waiting:
+        ray.wait(waiting, num_returns=len(waiting), timeout=60)
+    if out is not None:
+        for k in range(spans_made):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(_part_path(out, k))
+
+
+def _part_path(out: str, order: int) -> str:
+    return os.path.join(out, f"part-{order:06d}.parquet")
 
 
 def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any],
@@ -273,10 +332,12 @@ def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any]
     """One task per span; the span reports in file order, however the tasks finish."""
     if out is not None:
         os.makedirs(out, exist_ok=True)
-    # A Ray worker's private memory grew ~20 MiB per 32 MiB span it checked (the same calls in
-    # one plain process stay flat): a worker is replaced once it has read _BYTES_PER_WORKER.
-    calls = max(1, _BYTES_PER_WORKER // max(1, _largest_span(cut)))
-    task = ray.remote(num_returns=2, max_calls=calls)(_check_span)
+    # glibc gives each new thread a malloc arena of its own, up to 8 per core; in a Ray worker
+    # (~26 threads of Ray's own) the span's buffers landed in a different arena each span, and
+    # arenas do not give memory back: ~25 MiB more private memory per 24 MiB span. Two arenas
+    # keep a worker flat over its spans (docs/scale.md, "Costs"); the variable applies to the
+    # worker processes Ray starts for these tasks only.
+    task = ray.remote(num_returns=2, runtime_env=_SPAN_ENV)(_check_span)
     shared = ray.put(index)
     # in a list, so Ray hands the task the reference (loaded once per worker), not the index
     refs = [task.remote(span, [shared], knobs, batch_size, out) for span in cut]
@@ -286,11 +347,15 @@ def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any]
     done_rows = dropped = 0
     total = sum(os.path.getsize(s.path) if s.end < 0 else s.end - s.start for s in cut)
     read = 0
+    errors: dict[int, str] = {}
     while waiting:
         ready, waiting = ray.wait(waiting, num_returns=1)
         for ref in ready:
             part = json.loads(ray.get(ref))
             span = cut[order[ref.hex()]]
+            if _ERROR in part:
+                errors[span.order] = part[_ERROR]
+                continue
             parts[span.order] = part  # the span's place in the files, not the task's
             read += os.path.getsize(span.path) if span.end < 0 else span.end - span.start
             done_rows += int(part["rows"])
@@ -298,6 +363,9 @@ def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any]
         if total:
             line.estimate(read / total)
         line.update(done_rows, dropped=dropped)
+        if errors and all(p is not None for p in parts[:min(errors)]):
+            _stop(ray, waiting, out, len(cut))
+            raise RowError(errors[min(errors)])  # every span before it read clean: one pass's
     tables: list[Any] = [None] * len(refs)
     for span, (_, table) in zip(cut, refs, strict=True):
         tables[span.order] = table  # the kept rows in file order too

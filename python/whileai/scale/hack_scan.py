@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import inspect
+import json
 import sys
 from array import array
 from collections import Counter
@@ -36,7 +37,8 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
-from whileai.scale._ray import is_dataset, ordered, require_ray, rows_of_table
+from whileai.scale._ray import is_dataset, ordered, require_ray
+from whileai.scale.rows import batch_rows, raise_problem
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import agent_text, trajectory_key
 from whileai.simulations.clean.hack_scan import hack_scan, scan_report, usable_rows
@@ -76,10 +78,12 @@ def _terms(used: Sequence[Mapping[str, Any]]) -> tuple[list[str], array[int], ar
 
 
 def _tally(table: Any, column: str | None, reward: str, auto: bool) -> Any:
-    """Pass 1 on one batch: rewards, task and trajectory digests, skips, term frequencies."""
+    """Pass 1 on one batch: rewards, task and trajectory digests, skips, term frequencies, and
+    the batch's size and first bad row (:mod:`whileai.scale.rows`), raised by the driver."""
     import pyarrow as pa
 
-    used, _, rewards, keys, skipped = usable_rows(rows_of_table(table, column), reward)
+    rows, _, problems = batch_rows(table, column)
+    used, _, rewards, keys, skipped = usable_rows(rows, reward)
     terms: list[bytes] = []
     df: list[int] = []
     if auto and used:
@@ -92,6 +96,8 @@ def _tally(table: Any, column: str | None, reward: str, auto: bool) -> Any:
         "rewards": pa.array([rewards], pa.list_(pa.float64())),
         "terms": pa.array([terms], pa.list_(pa.binary())),
         "df": pa.array([df], pa.list_(pa.int64())),
+        "n_rows": pa.array([table.num_rows], pa.int64()),
+        "problems": pa.array([json.dumps(problems) if problems else None], pa.string()),
     }
     out.update({name: pa.array([skipped[name]], pa.int64()) for name in _SKIPS})
     return pa.table(out)
@@ -112,7 +118,7 @@ def _cells(
     """
     import pyarrow as pa
 
-    used = usable_rows(rows_of_table(table, column), reward)[0]
+    used = usable_rows(batch_rows(table, column)[0], reward)[0]  # pass 1 raised any bad row
     error: str | None = None
     try:
         columns: dict[str, Column] = feature_columns(used, features, kinds, auto=False)
@@ -192,7 +198,9 @@ def scan_dataset(
         The report, equal to ``hack_scan`` over the same rows in dataset order.
 
     Raises:
-        ConfigError: ``rows`` is not a Ray Dataset.
+        ConfigError: ``rows`` is not a Ray Dataset, or ``column`` names none of its columns.
+        RowError: a row's text in ``column`` is not a JSON object (as the JSONL reader refuses
+            a line), named by its place in the dataset.
         TypeError: an unknown keyword, or a caller's feature returned a non-number.
         ValueError: ``alpha`` is outside (0, 1).
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
@@ -221,9 +229,13 @@ def scan_dataset(
     groups, rewards, traj = array("q"), array("d"), bytearray()
     skipped = dict.fromkeys(_SKIPS, 0)
     df: Counter[str] = Counter()
+    seen = 0  # dataset rows before the batch: a bad row is named by its place in the dataset
     with Progress("hack_scan (ray)", None, enabled=progress) as line:
         line.stage("pass 1: asks and terms on the cluster", unit="rows")
         for part in run(_tally, auto=auto):
+            if part["problems"] is not None:
+                raise_problem(json.loads(part["problems"]), seen)
+            seen += part["n_rows"]
             keys = part["keys"]
             for at in range(0, len(keys), _DIGEST):
                 groups.append(group_of.setdefault(keys[at : at + _DIGEST], len(group_of)))

@@ -41,8 +41,12 @@ def hack_scan_dataset(
         The report, equal to ``hack_scan`` over the same rows in dataset order.
 
     Raises:
-        ConfigError: ``rows`` is not a Ray Dataset.
-        TypeError: an unknown keyword.
+        ConfigError: ``rows`` is not a Ray Dataset, or ``column`` names none of its columns.
+        RowError: a row's text in ``column`` is not JSON, nests too deep or is not an object
+            (as ``hack_scan`` of the JSONL file refuses that line), named ``rows[k] (dataset
+            order)``; a reward that is NaN, a string or out of range is skipped as ``invalid``,
+            as one process skips it.
+        TypeError: an unknown keyword, or a caller's feature returned a non-number.
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
 
     >>> hack_scan_dataset.__name__  # a Ray cluster example is in docs/scale.md

@@ -4,9 +4,10 @@ A rollout's row depends only on its task (the situation), its rollout index and 
 engine seeds each rollout from ``scenario_id`` and index), so a run over fixed tasks splits
 exactly: task ``t`` goes to shard ``hash64(task key) % shards``, every shard plays its tasks with
 the single-process :func:`whileai.simulations.simulate`, and the union of the shards' rows is the
-set of rows one process makes with the same seed. A model-backed agent keeps one cluster-wide
-limit per endpoint (:mod:`whileai.scale.slots`); ``output=`` is written per shard (each resumable
-on its own) and merged into one file when every shard is done.
+set of rows one process makes with the same seed. Each shard plays with the run's ``k`` (rollouts
+per task) even when its own tasks have fewer rows. Model endpoints keep one cluster-wide limit
+each, held per request (:mod:`whileai.scale.slots`); ``output=`` is written per shard (each
+resumable on its own) and merged into one file when every shard is done.
 
 What does not split exactly is refused: a run that chooses its situations as it goes (no
 ``tasks=``), the adaptive repeat policy and ``until="saturation"`` (their decisions read the whole
@@ -15,6 +16,8 @@ run's outcomes), a clock (``time_budget``) and a budget smaller than the jobs.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,6 +29,7 @@ from whileai.scale._ray import require_ray
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import is_model_spec
 from whileai.simulations.io import load_rows
+from whileai.simulations.models.spec import ModelSpec, parse_spec
 from whileai.simulations.progress import Progress
 from whileai.simulations.rows import task_key
 from whileai.simulations.simulation import simulate
@@ -50,19 +54,23 @@ def _task_rows(tasks: object) -> list[dict[str, Any]]:
 
 
 def _play(agent: object, rows: list[dict[str, Any]], kwargs: dict[str, Any], output: str | None,
-          slots: Any) -> tuple[list[dict[str, Any]], dict[str, Any], str, dict[str, Any]]:
-    """One shard on a worker: the single-process simulate over its tasks."""
-    from whileai.scale.slots import LimitedAgent
+          slots: Any, limit: int | None,
+          ) -> tuple[list[dict[str, Any]], dict[str, Any], str, dict[str, Any]]:
+    """One shard on a worker: the single-process simulate over its tasks.
 
-    played: Any = agent
-    if slots is not None:
-        backend = {}
-        if is_model_spec(agent):
-            backend = {"tools": kwargs.get("tools"),
-                       "system_prompt": kwargs.get("system_prompt", kwargs.get("policy"))}
-        played = LimitedAgent(agent, slots, **backend)
+    With a ``limit``, every model request of the shard holds a slot of its endpoint
+    (:class:`~whileai.scale.slots.EndpointGate`), whatever role made it; ``slots`` limits the
+    rollouts of an agent that is not a model spec. A model agent is left for ``simulate`` to
+    resolve, so it is built exactly as one process builds it (logprobs, turns, tools).
+    """
+    from whileai.scale.slots import EndpointGate, LimitedAgent
+    from whileai.simulations.models.gate import request_gate
+
+    played: Any = LimitedAgent(agent, slots) if slots is not None else agent
+    gate = request_gate(EndpointGate(limit)) if limit is not None else contextlib.nullcontext()
     try:
-        data = simulate(played, tasks=rows, output=output, progress=False, **kwargs)
+        with gate:
+            data = simulate(played, tasks=rows, output=output, progress=False, **kwargs)
     finally:
         if slots is not None:
             played.close()
@@ -104,12 +112,16 @@ def simulate_sharded(
             with ``run``); it must pickle (Ray ships it to the workers).
         tasks: the tasks to play: a previous run, its rows, or a JSONL path.
         shards: how many Ray tasks the run is split into (each plays whole tasks).
-        output: the JSONL path for the merged rows; each shard writes
-            ``<stem>.shard-<i>-of-<n>.jsonl`` beside it (a shared filesystem on a multi-node
-            cluster), removed once merged.
-        endpoint_limit: the most rollouts in flight against the agent's endpoint across the
-            whole cluster (a Ray actor semaphore); None: each shard's own concurrency.
-        endpoint: the name the limit is kept under; default: the agent's model spec string.
+        output: the JSONL path for the merged rows (``.gz``: compressed, as one process
+            writes it); each shard writes ``<stem>.shard-<i>-of-<n>.jsonl`` (``.jsonl.gz``)
+            beside it (a shared filesystem on a multi-node cluster), removed once merged.
+        endpoint_limit: the most requests in flight against each model endpoint across the
+            whole cluster (a Ray actor semaphore per base URL): the agent's, the writer's
+            (``simulator=``) and a judge's alike, one shared limit where they are one server.
+            For an agent that is not a model spec, the most of its rollouts in flight at once.
+            None: each shard's own concurrency.
+        endpoint: for an agent that is not a model spec, the name its limit is kept under
+            (default: the agent's repr); model endpoints are named by their base URL.
         progress: a ``simulate shards: done/total`` line on stderr as shards finish (the
             shards themselves play silently).
         **kwargs: the other keywords of ``simulate`` (``tools``, ``system_prompt``,
@@ -121,8 +133,8 @@ def simulate_sharded(
         counts and keeps each shard's report under ``"shards"``.
 
     Raises:
-        ConfigError: ``shards < 1``, a keyword that would not split exactly (see the module
-            docstring), or a budget smaller than the tasks' jobs.
+        ConfigError: ``shards < 1``, ``endpoint_limit < 1``, a keyword that would not split
+            exactly (see the module docstring), or a budget smaller than the tasks' jobs.
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
 
     >>> simulate_sharded.__name__  # needs a running Ray cluster; see docs/scale.md
@@ -159,18 +171,28 @@ def simulate_sharded(
     parts: list[list[dict[str, Any]]] = [[] for _ in range(shards)]
     for key, group in groups.items():
         parts[shard_of(key, shards)].extend(group)
-    slots = None
+    slots = limit = None
     if endpoint_limit is not None:
         from whileai.scale.slots import endpoint_slots
 
-        name = endpoint or (agent if isinstance(agent, str) else repr(agent))
-        slots = endpoint_slots(str(name), int(endpoint_limit))
+        limit = int(endpoint_limit)
+        if limit < 1:
+            raise ConfigError(f"endpoint_limit must be >= 1, got {endpoint_limit!r}")
+        if agent is not None and not is_model_spec(agent):  # a callable calling its own server
+            slots = endpoint_slots(str(endpoint or repr(agent)), limit)
+    # The slot actors of the endpoints named here, made and held by the driver for the run: an
+    # actor a shard made would end with that shard's last handle.
+    held = [endpoint_slots(url, limit) for url in _model_endpoints(agent, kwargs)] \
+        if limit is not None else []
+    if not kwargs.get("repeats") and not kwargs.get("rollouts_per_request"):
+        kwargs = {**kwargs, "repeats": k}  # a shard's own tasks may have fewer rows than k
     paths = [None if output is None else _shard_path(Path(output), i, shards)
              for i in range(shards)]
     play = ray.remote(_play)
-    futures = {i: play.remote(agent, part, kwargs, paths[i], slots)
+    futures = {i: play.remote(agent, part, kwargs, paths[i], slots, limit)
                for i, part in enumerate(parts) if part}
     results = _gather(ray, futures, progress)
+    del held  # every shard is done: the endpoints' actors may go
     done = [results[i] for i in sorted(results)]
     trajectories = sorted((r for res in done for r in res[0]),
                           key=lambda r: (order[task_key(r)], int(r.get("rollout_index") or 0)))
@@ -190,6 +212,16 @@ def simulate_sharded(
     )
 
 
+def _model_endpoints(agent: object, kwargs: dict[str, Any]) -> list[str]:
+    """The base URLs of the run's model roles the driver can name (the agent, the writer)."""
+    urls = set()
+    for role in (agent, kwargs.get("simulator")):
+        if isinstance(role, str | ModelSpec):  # what is_model_spec accepts
+            with contextlib.suppress(ConfigError):  # a spec the driver cannot read: the shards'
+                urls.add(parse_spec(role).base_url)  # gates make its actor themselves
+    return sorted(urls)
+
+
 def _gather(ray: Any, futures: dict[int, Any], progress: bool) -> dict[int, Any]:
     """Each shard's result by shard number, counting shards on the progress line as they end."""
     pending = {future: i for i, future in futures.items()}
@@ -204,19 +236,33 @@ def _gather(ray: Any, futures: dict[int, Any], progress: bool) -> dict[int, Any]
 
 
 def _shard_path(output: Path, i: int, shards: int) -> str:
-    return str(output.with_name(f"{output.stem}.shard-{i}-of-{shards}.jsonl"))
+    """``run.jsonl`` -> ``run.shard-0-of-2.jsonl`` (``run.jsonl.gz`` -> ``...jsonl.gz``).
+
+    >>> _shard_path(Path("out/run.jsonl.gz"), 0, 2)
+    'out/run.shard-0-of-2.jsonl.gz'
+    """
+    gz = output.suffix == ".gz"
+    base = output.name.removesuffix(".gz").removesuffix(".jsonl")
+    return str(output.with_name(f"{base}.shard-{i}-of-{shards}.jsonl" + (".gz" if gz else "")))
 
 
 def _merge_files(output: Path, paths: list[str]) -> None:
-    """Concatenate the shard files into ``output`` (through a temp file), then remove them."""
+    """Concatenate the shard files into ``output`` (through a temp file), then remove them.
+
+    A ``.gz`` output is written compressed, as ``simulate`` writes it: the shards' lines are
+    read through gzip and written through it again.
+    """
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".merging")
-    with tmp.open("wb") as out:
+    opener: Any = gzip.open if output.suffix == ".gz" else open
+    with opener(tmp, "wb") as out:
         for path in paths:
-            with open(path, "rb") as part:
-                data = part.read()
-            out.write(data)
-            if data and not data.endswith(b"\n"):
+            last = b"\n"
+            with opener(path, "rb") as part:
+                while block := part.read(1 << 20):
+                    out.write(block)
+                    last = block[-1:]
+            if last != b"\n":
                 out.write(b"\n")
     tmp.replace(output)
     for path in paths:

@@ -3,21 +3,26 @@
 A single process keeps a model endpoint's concurrency with its own pool; across a cluster, every
 shard would bring its own pool and the endpoint would see their sum. :func:`endpoint_slots`
 returns (creating it once, by name) a detached-free named actor that hands out at most ``limit``
-slots at a time to every worker of the cluster; :class:`LimitedAgent` takes a slot for each
-rollout it plays, so the endpoint never has more than ``limit`` rollouts in flight in total.
+slots at a time to every worker of the cluster. :class:`EndpointGate` takes a slot for each
+model request of a shard (agent, writer and judge alike, by the endpoint's base URL), so a model
+endpoint never has more than ``limit`` requests in flight in total; :class:`LimitedAgent` takes
+one for each rollout of an agent that is not a model spec (a callable that calls a server of its
+own), under a name the caller gives.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+import threading
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from whileai._backend import hash64
 from whileai.scale._ray import require_ray
 from whileai.simulations.generate.agents import RolloutAgent, resolve_agent
 
-__all__ = ["LimitedAgent", "endpoint_slots"]
+__all__ = ["EndpointGate", "LimitedAgent", "endpoint_slots"]
 
 NAMESPACE = "whileai"
 
@@ -66,6 +71,30 @@ def endpoint_slots(endpoint: str, limit: int) -> Any:
         name=name, namespace=NAMESPACE, get_if_exists=True, max_concurrency=max(1000, limit)
     )
     return actor.remote(limit)
+
+
+class EndpointGate:
+    """The request gate of a shard's process (:mod:`whileai.simulations.models.gate`): each
+    model request holds one of its endpoint's cluster-wide slots, the endpoint named by its
+    base URL, so an agent and a writer on one server share that server's ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._actors: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def __call__(self, base_url: str) -> Iterator[None]:
+        ray = require_ray()
+        with self._lock:
+            if base_url not in self._actors:
+                self._actors[base_url] = endpoint_slots(base_url, self.limit)
+            slots = self._actors[base_url]
+        ray.get(slots.acquire.remote())
+        try:
+            yield
+        finally:
+            ray.get(slots.release.remote())
 
 
 class LimitedAgent:

@@ -37,7 +37,8 @@ from typing import IO, Any
 from whileai.errors import ConfigError, RowError
 from whileai.simulations.io import check_input_file, read_jsonl
 
-__all__ = ["Span", "copy_span", "is_paths", "line_text", "span_bounds", "span_rows", "spans"]
+__all__ = ["Span", "copy_span", "is_paths", "line_number", "line_text", "numbered_rows",
+           "span_bounds", "span_rows", "spans"]
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -139,7 +140,7 @@ def span_lines(span: Span) -> Iterator[bytes]:
             yield line
 
 
-def _line_number(span: Span, k: int) -> int:
+def line_number(span: Span, k: int) -> int:
     """The file line number (from 1) of the span's ``k``-th line (counted only on an error)."""
     if span.start == 0:
         return k + 1
@@ -160,6 +161,17 @@ def span_rows(span: Span) -> Iterator[tuple[dict[str, Any], bytes]]:
         RowError: a line is not UTF-8, not JSON, nested too deep or not an object; the message
             names the file and its line number.
     """
+    for row, line, _ in numbered_rows(span):
+        yield row, line
+
+
+def numbered_rows(span: Span) -> Iterator[tuple[dict[str, Any], bytes, int]]:
+    """Yield ``(row, line, k)``: as :func:`span_rows`, with the line's place ``k`` in the span
+    (:func:`line_number` turns it into the file's line number).
+
+    Raises:
+        RowError: as :func:`span_rows`.
+    """
     reader = read_jsonl(Path(span.path))
     for k, line in enumerate(span_lines(span)):
         # Line 1 of a file may carry a byte-order mark; no other line number matters unless bad.
@@ -167,10 +179,10 @@ def span_rows(span: Span) -> Iterator[tuple[dict[str, Any], bytes]]:
         try:
             row = reader.parse_line(line, lineno)
         except RowError:
-            reader.parse_line(line, _line_number(span, k))  # raises again, naming the line
+            reader.parse_line(line, line_number(span, k))  # raises again, naming the line
             raise
         if row is not None:
-            yield row, line
+            yield row, line, k
 
 
 def line_text(line: bytes) -> str:

@@ -51,6 +51,7 @@ __all__ = [
     "check_input_file",
     "dumps_row",
     "load_rows",
+    "parse_row_text",
     "read_jsonl",
     "remove_stale_temps",
     "write_jsonl",
@@ -194,17 +195,9 @@ class JsonlReader:
             self.blank_lines += 1
             return None
         try:
-            row = loads_limited(text, where=where)
-        except json.JSONDecodeError as exc:
-            self._bad(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
-            return None
-        except RowError as exc:  # nested too deep
-            self._bad(str(exc).rsplit(";", 1)[0])
-            return None
-        if not isinstance(row, dict):
-            self._bad(
-                f"{where}: expected a JSON object (one row per line), got {type(row).__name__}"
-            )
+            row = parse_row_text(text, where=where)
+        except RowError as exc:
+            self._bad(str(exc))
             return None
         self.rows_read += 1
         return row
@@ -212,6 +205,34 @@ class JsonlReader:
     def __repr__(self) -> str:
         return (f"JsonlReader({str(self.path)!r}, strict={self.strict}, rows_read="
                 f"{self.rows_read}, skipped={self.skipped})")
+
+
+def parse_row_text(text: str, *, where: str) -> dict[str, Any]:
+    """The row one JSONL line's text holds (not blank), by the reader's rules.
+
+    Shared with the cluster adapters (:mod:`whileai.scale`), which read rows from JSON text
+    held elsewhere and must refuse exactly the lines the reader refuses.
+
+    Raises:
+        RowError: the text is not JSON, nested too deep or not an object; the message names
+            ``where`` and has no advice appended (the caller adds its own).
+
+    >>> parse_row_text('[1]', where="f.jsonl:3")
+    Traceback (most recent call last):
+    ...
+    whileai.errors.RowError: f.jsonl:3: expected a JSON object (one row per line), got list
+    """
+    try:
+        row = loads_limited(text, where=where)
+    except json.JSONDecodeError as exc:
+        raise RowError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RowError as exc:  # nested too deep
+        raise RowError(str(exc).rsplit(";", 1)[0]) from None
+    if not isinstance(row, dict):
+        raise RowError(
+            f"{where}: expected a JSON object (one row per line), got {type(row).__name__}"
+        )
+    return row
 
 
 def check_input_file(path: PathLike, what: str = "file") -> Path:

@@ -37,6 +37,7 @@ import urllib3.exceptions
 from whileai.config import setting
 from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
 from whileai.secrets import mask_secrets
+from whileai.simulations.models.gate import through_gate
 from whileai.simulations.models.reply import Reply, parse_reply
 from whileai.simulations.models.spec import ModelSpec
 
@@ -237,10 +238,11 @@ class ChatClient:
                 raise StoppedError(f"{self.role} call to {url} stopped: the run ended")
             self._count("calls")
             try:
-                resp = self._session().request(
-                    method, url, json=body,
-                    timeout=(self.policy.connect_timeout, self.policy.timeout),
-                )
+                with through_gate(self.spec.base_url):  # a cluster-wide slot, when sharded
+                    resp = self._session().request(
+                        method, url, json=body,
+                        timeout=(self.policy.connect_timeout, self.policy.timeout),
+                    )
             except _CUT_BODY as exc:  # the server answered, then the body broke off
                 self._reached = True
                 self._count("cut_replies")

@@ -1,0 +1,104 @@
+"""The rows of a Dataset batch, read by the JSONL reader's rules; a bad row raised on the driver.
+
+A batch's rows are its columns, or the JSON text in one ``column`` (``ray.data.read_text``'s
+``"text"``), which is read line by line as :class:`~whileai.simulations.io.JsonlReader` reads a
+file: blank texts are no rows, a byte-order mark may open the first row only, and a text that is
+not JSON, nests too deep or is not an object is refused. A task cannot number rows across the
+dataset, so it sends its first problem back with its place in the batch (:func:`batch_rows`);
+the driver, reading the batches in dataset order, adds the rows before it and raises the
+``RowError`` one process would raise, the row named by its place in the dataset
+(:func:`raise_problem`). Raising in the task instead would reach the caller wrapped in Ray's
+errors, with the batch's rows printed into the log.
+
+>>> import pyarrow as pa
+>>> rows, at, problems = batch_rows(pa.table({"text": ['{"a": 1}', " ", "[2]"]}), "text")
+>>> rows, at, [p["at"] for p in problems]
+([{'a': 1}], [0], [2])
+>>> raise_problem(problems, 10)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+whileai.errors.RowError: rows[12] (dataset order): expected a JSON object ..., got list; fix ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whileai.errors import ConfigError, RowError
+from whileai.simulations.io import dumps_row, parse_row_text
+
+__all__ = ["batch_rows", "raise_problem", "unwritable"]
+
+_BOM = "\ufeff"
+_FIX = "; fix or drop that row"
+Problem = dict[str, Any]
+
+
+def batch_rows(table: Any,
+               column: str | None) -> tuple[list[dict[str, Any]], list[int], list[Problem]]:
+    """``(rows, at, problems)``: the batch's rows, each row's place in the batch, what was wrong.
+
+    Reading stops at the first bad text (its problem last in ``problems``). A byte-order mark
+    opening the batch's first text is read as the file reader reads line 1, and noted as a
+    problem ``unless_first``: the driver raises it unless the batch starts the dataset.
+    """
+    if column is None:
+        rows: list[dict[str, Any]] = table.to_pylist()
+        return rows, list(range(len(rows))), []
+    if column not in table.column_names:
+        return [], [], [{"at": 0, "config": True, "message": (
+            f"column={column!r} is not a column of the dataset (it has {table.column_names})")}]
+    rows, at, problems = [], [], []
+    for k, text in enumerate(table.column(column).to_pylist()):
+        if not isinstance(text, str):
+            problems.append({"at": k, "message": f": holds no JSON text ({text!r}){_FIX}"})
+            break
+        line = text + "\n"  # as the file reader sees a line: JSON's messages match its
+        if k == 0 and text.startswith(_BOM):
+            try:
+                parse_row_text(line, where="")
+            except RowError as exc:
+                problems.append({"at": 0, "message": f"{exc}{_FIX}", "unless_first": True})
+            line = line[len(_BOM):]
+        if line.isspace():
+            continue
+        try:
+            rows.append(parse_row_text(line, where=""))
+        except RowError as exc:
+            problems.append({"at": k, "message": f"{exc}{_FIX}"})
+            break
+        at.append(k)
+    return rows, at, problems
+
+
+def unwritable(row: dict[str, Any], text: str) -> str | None:
+    """Why a kept row read from ``text`` cannot be written back as JSON (``NaN``, ``Infinity``),
+    in ``dumps_row``'s words without the row's place; None when it can.
+
+    >>> unwritable({"r": float("nan")}, '{"r": NaN}')[:36]
+    ': cannot write field `r` as JSON: na'
+    """
+    if "NaN" not in text and "Infinity" not in text:
+        return None
+    try:
+        dumps_row(row, where="")
+    except RowError as exc:
+        return str(exc)
+    return None
+
+
+def raise_problem(problems: list[Problem], offset: int) -> None:
+    """Raise the first of a batch's problems that counts, its row named in the dataset.
+
+    ``offset``: the dataset rows before the batch.
+
+    Raises:
+        RowError: a bad row, named ``rows[k] (dataset order)``.
+        ConfigError: ``column=`` names no column of the dataset.
+    """
+    for problem in problems:
+        if problem.get("unless_first") and offset == 0:
+            continue
+        if problem.get("config"):
+            raise ConfigError(problem["message"])
+        raise RowError(f"rows[{offset + problem['at']}] (dataset order){problem['message']}")
