@@ -159,18 +159,18 @@ class JsonlReader:
             self.problems.append(message)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        for row, _ in self.iter_lines():
+        for _, row, _ in self.iter_lines():
             yield row
 
-    def iter_lines(self) -> Iterator[tuple[dict[str, Any], bytes]]:
-        """Like iterating, but yield each row with the bytes of its line as read."""
+    def iter_lines(self) -> Iterator[tuple[int, dict[str, Any], bytes]]:
+        """Like iterating, but yield ``(line number from 1, row, the line's bytes as read)``."""
         self.rows_read = self.skipped = self.blank_lines = 0
         self.problems = []
         with self.open() as handle:
             for lineno, raw in enumerate(handle, start=1):
                 row = self.parse_line(raw, lineno)
                 if row is not None:
-                    yield row, raw
+                    yield lineno, row, raw
 
     def open(self) -> IO[bytes]:
         """The file opened for reading bytes (``.gz`` decompressed)."""

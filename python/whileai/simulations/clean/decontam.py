@@ -297,7 +297,7 @@ def decontaminate(
     size = _plain_file_size(rows) if line.enabled else 0
 
     def clean_stream() -> Iterator[Any]:
-        for chunk, lines in row_batches(rows, chunk_size):
+        for chunk, lines, linenos in row_batches(rows, chunk_size):
             start = counter["rows"]
             verdict = _check_chunk(chunk, start, index, fields, overlap, semantic, report)
             counter["rows"] += len(chunk)
@@ -310,7 +310,8 @@ def decontaminate(
             if lines is None or output is None:
                 yield from (chunk[k] for k in kept)
             else:
-                yield from passthrough([chunk[k] for k in kept], [lines[k] for k in kept])
+                yield from passthrough([chunk[k] for k in kept], [lines[k] for k in kept],
+                                       rows, [linenos[k] for k in kept] if linenos else None)
 
     if output is not None and semantic is None and isinstance(rows, (str, PathLike)):
         # A JSONL file to a JSONL file: blocks of lines through the native rules.

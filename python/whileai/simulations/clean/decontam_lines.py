@@ -147,7 +147,7 @@ def _line_by_line(
         counter["rows"] += 1
         if verdict[0] is None:
             report["kept"] += 1
-            yield from passthrough([row], [raw])
+            yield from passthrough([row], [raw], reader.path, [lineno + i + 1])
     counter["rows"] += status.count(_KEPT, done) + status.count(_DROPPED, done)
     if written < len(kept):
         yield EncodedLine(kept[written:])

@@ -6,8 +6,8 @@ file keeps its line, so kept rows are written back as they were read (:func:`pas
 batch at a time, instead of being encoded again.
 
 >>> batches = list(row_batches([{"prompt": "a"}, {"prompt": "b"}, "c"], 2))
->>> [(len(rows), lines) for rows, lines in batches]
-[(2, None), (1, None)]
+>>> [(len(rows), lines, linenos) for rows, lines, linenos in batches]
+[(2, None, None), (1, None, None)]
 """
 
 from __future__ import annotations
@@ -21,16 +21,18 @@ from os import PathLike
 from typing import Any
 
 from whileai.simulations.clean.decontam_index import iter_source_rows
-from whileai.simulations.io import EncodedLine, read_jsonl
+from whileai.simulations.io import EncodedLine, dumps_row, read_jsonl
 
 __all__ = ["passthrough", "read_ahead", "row_batches"]
 
-Batch = tuple[list[dict[str, Any]], list[bytes] | None]
+# (rows, their lines as read, their line numbers from 1); the last two only for JSONL files.
+Batch = tuple[list[dict[str, Any]], list[bytes] | None, list[int] | None]
 _BOM = b"\xef\xbb\xbf"
 
 
 def row_batches(rows: Any, size: int, *, depth: int = 2) -> Iterator[Batch]:
-    """Yield ``(rows, lines)`` batches of at most ``size`` rows; ``lines`` only for JSONL files.
+    """Yield ``(rows, lines, linenos)`` batches of at most ``size`` rows; ``lines`` (as read) and
+    ``linenos`` (from 1) only for JSONL files.
 
     A JSONL path is read by a background thread up to ``depth`` batches ahead; its errors (a bad
     line, a missing file) are raised here, in the caller's thread.
@@ -41,44 +43,53 @@ def row_batches(rows: Any, size: int, *, depth: int = 2) -> Iterator[Batch]:
         return
     stream = iter(iter_source_rows(rows, "rows"))
     while chunk := list(islice(stream, size)):
-        yield chunk, None
+        yield chunk, None, None
 
 
 def _file_batches(path: str | PathLike[str], size: int) -> Iterator[Batch]:
     rows: list[dict[str, Any]] = []
     lines: list[bytes] = []
-    for row, line in read_jsonl(path).iter_lines():
+    linenos: list[int] = []
+    for lineno, row, line in read_jsonl(path).iter_lines():
         rows.append(row)
         lines.append(line)
+        linenos.append(lineno)
         if len(rows) == size:
-            yield rows, lines
-            rows, lines = [], []
+            yield rows, lines, linenos
+            rows, lines, linenos = [], [], []
     if rows:
-        yield rows, lines
+        yield rows, lines, linenos
 
 
-def passthrough(rows: list[dict[str, Any]], lines: list[bytes]) -> list[Any]:
-    """What to write for kept rows: their lines as read, or a row where it must be re-encoded.
+def passthrough(
+    rows: list[dict[str, Any]], lines: list[bytes], path: Any = None, linenos: Any = None
+) -> list[Any]:
+    """What to write for kept rows: their lines as read, or encoded again where they must be.
 
     The common case (every line plain: ends in one newline, no carriage return, no byte-order
     mark, no ``NaN`` or ``Infinity`` anywhere) is one :class:`EncodedLine` for the whole batch.
     Otherwise each line is checked on its own: a line with ``NaN`` or ``Infinity`` (which
-    Python's JSON reader accepts but JSON does not) goes back as its row, so writing it fails
-    with the usual error naming the field.
+    Python's JSON reader accepts but JSON does not) is encoded again from its row, so one that
+    really holds such a number fails here with the usual error naming the field and the row: as
+    ``path:line`` with the file's ``path`` and the rows' ``linenos``, else as ``rows[i]``.
 
     >>> passthrough([{"a": 1}, {"b": 2}], [b'{"a":1}\\n', b'{"b": 2}\\n'])
     [b'{"a":1}\\n{"b": 2}\\n']
-    >>> passthrough([{"a": 1}, {"a": float("nan")}], [b'{"a":1}\\r\\n', b'{"a": NaN}'])
-    [b'{"a":1}\\n', {'a': nan}]
+    >>> passthrough([{"a": 1}, {"a": "NaN"}], [b'{"a":1}\\r\\n', b'{"a": "NaN"}'])
+    [b'{"a":1}\\n', b'{"a": "NaN"}\\n']
+    >>> passthrough([{"a": float("nan")}], [b'{"a": NaN}\\n'], "in.jsonl", [7])
+    Traceback (most recent call last):
+    whileai.errors.RowError: in.jsonl:7: cannot write field `a` as JSON: nan is not a JSON number...
     """
     blob = b"".join(lines)
     plain = not (b"NaN" in blob or b"Infinity" in blob or b"\r" in blob or _BOM in blob)
     if plain and blob.count(b"\n") == len(lines) and blob.endswith(b"\n"):
         return [EncodedLine(blob)] if blob else []
     out: list[Any] = []
-    for row, line in zip(rows, lines, strict=True):
+    for i, (row, line) in enumerate(zip(rows, lines, strict=True)):
         if b"NaN" in line or b"Infinity" in line:
-            out.append(row)
+            place = f"rows[{i}]" if linenos is None else f"{path}:{linenos[i]}"
+            out.append(EncodedLine((dumps_row(row, where=place) + "\n").encode("utf-8")))
         else:
             out.append(EncodedLine(line.removeprefix(_BOM).rstrip(b"\r\n") + b"\n"))
     return out
