@@ -14,9 +14,9 @@ blocks, not rows inside the one block of a file). Rows are parsed here by the sa
 :class:`~whileai.simulations.io.JsonlReader` rules as the single-process reader (blank lines
 skipped, a byte-order mark on line 1, errors naming ``path:line``).
 
->>> import os, tempfile
+>>> import os, pathlib, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "t.jsonl")
->>> _ = open(path, "w").write('{"a": 1}\\n\\n{"a": 2}\\n{"a": 3}\\n')
+>>> _ = pathlib.Path(path).write_text('{"a": 1}\\n\\n{"a": 2}\\n{"a": 3}\\n')
 >>> cut = spans([path], 10)
 >>> [(s.start, s.end) for s in cut]
 [(0, 10), (10, 20), (20, 28)]
@@ -93,9 +93,9 @@ def _open(span: Span) -> IO[bytes]:
 def span_bounds(span: Span) -> tuple[int, int]:
     """The bytes ``[first, last)`` the span's lines take (first == last: no line starts in it).
 
-    >>> import os, tempfile
+    >>> import os, pathlib, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "t.jsonl")
-    >>> _ = open(path, "w").write('{"a": 1}\\n{"a": 22}\\n')
+    >>> _ = pathlib.Path(path).write_text('{"a": 1}\\n{"a": 22}\\n')
     >>> span_bounds(Span(path, 0, 5, 0)), span_bounds(Span(path, 5, 19, 1))
     ((0, 9), (9, 19))
     """

@@ -5,8 +5,8 @@ exports) fail with ``RecursionError`` somewhere near 1,000 levels. No row needs 
 that, so every reader stops a value nested deeper than ``MAX_DEPTH`` with a ``RowError``
 naming where it came from, and the writers turn a ``RecursionError`` into the same error.
 
->>> depth([{"a": [1, {"b": []}]}])
-4
+>>> depth([{"a": [1, {"b": []}]}])  # list, dict, list, dict, list
+5
 >>> loads_limited('[[[1]]]', where="x.jsonl:3")
 [[[1]]]
 >>> loads_limited("[" * 300 + "]" * 300, where="x.jsonl:3")  # doctest: +ELLIPSIS

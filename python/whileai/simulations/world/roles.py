@@ -16,7 +16,7 @@ agent's reading agree on what an order id looks like.
 ...     "properties": {"order_id": {"type": "string", "description": "such as '#W0000000'"}}}}])
 >>> role = lexicon(spec).role("get_order", "order_id")
 >>> role.kind, role.entity, role.id_format.pattern
-('id', 'order', '#W\\\\d{7}')
+('id', 'order', '\\\\#W\\\\d{7}')
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ final answer from each side (a ``\\boxed{}`` first, then LaTeX, then plain expre
 compares them as mathematics: ``\\frac34`` equals ``0.75``, ``(x+1)^2`` equals ``x^2+2x+1``,
 ``\\{1, 2\\}`` equals ``\\{2, 1\\}``, ``10\\%`` equals ``0.1``. ``Numeric`` needs no extra.
 
->>> MathEqual()({"final_text": "so the result is \\boxed{\\frac{3}{4}}", "answer": "0.75"})[
+>>> MathEqual()({"final_text": "so the result is \\\\boxed{\\\\frac{3}{4}}", "answer": "0.75"})[
 ...     "reward"]
 1.0
 >>> Numeric()({"final_text": "It costs $1,250.00 total.", "answer": 1250})["reward"]
