@@ -13,8 +13,7 @@ import base64
 import json
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from whileai.server.errors import ApiError
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
@@ -70,10 +69,10 @@ def _plain(attrs: dict[str, Any]) -> dict[str, Any]:
     return decode_attributes(attrs)
 
 
-@dataclass(frozen=True, slots=True)
-class Incoming:
+class Incoming(NamedTuple):
     """One received span: ``body`` as stored (OTLP/JSON shape), ``resource`` attributes as plain
-    values, and ``span`` decoded once (``index``: its position in the request)."""
+    values, and ``span`` decoded once (``index``: its position in the request). A tuple: made
+    once per span, it costs a fraction of a frozen dataclass."""
 
     body: dict[str, Any]
     resource: Mapping[str, Any]

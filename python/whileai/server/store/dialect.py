@@ -136,6 +136,17 @@ def accumulate(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, An
     (one atomic statement per row: concurrent writers never lose a count)."""
     if not rows:
         return
+    if conn.dialect.name == "sqlite":  # plain tuples, as in ``insert_many``
+        columns = list(rows[0])
+        quote = conn.dialect.identifier_preparer.quote
+        name, values = quote(table.name), _getter(columns)
+        conn.exec_driver_sql(
+            f"INSERT INTO {name} ({', '.join(quote(c) for c in columns)}) "
+            f"VALUES ({', '.join('?' for _ in columns)}) "
+            f"ON CONFLICT ({', '.join(quote(k) for k in keys)}) DO UPDATE SET "
+            + ", ".join(f"{quote(c)} = {name}.{quote(c)} + excluded.{quote(c)}" for c in add),
+            [values(row) for row in rows])
+        return
     stmt = _insert(conn, table)
     stmt = stmt.on_conflict_do_update(index_elements=list(keys),
                                       set_={c: table.c[c] + stmt.excluded[c] for c in add})
