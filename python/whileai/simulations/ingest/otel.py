@@ -212,11 +212,22 @@ def _tool_span(span: Span, state: _Transcript, tally: Counter[str]) -> None:
         step["result"] = {"error": str(reason)}
 
 
+def _names_any(spans: Sequence[Span], keys: Sequence[str]) -> bool:
+    """Whether an attribute of a span or of one of its events is one of ``keys``."""
+    for span in spans:
+        for key in keys:
+            if key in span.attributes:
+                return True
+        for event in span.events:
+            for key in keys:
+                if key in event.attributes:
+                    return True
+    return False
+
+
 def _reward(spans: Sequence[Span], keys: Sequence[str], tally: Counter[str]) -> float | None:
     """The last reward set in time order (``spans`` unordered), checked in range."""
-    if not any(key in attrs for span in spans
-               for attrs in (span.attributes, *(e.attributes for e in span.events))
-               for key in keys):
+    if not _names_any(spans, keys):
         return None  # the usual case: no reward, no need to order the spans
     found: Any = None
     for span in sorted(spans, key=lambda s: (s.start or 0, s.index)):
