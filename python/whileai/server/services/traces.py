@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
 import threading
 import time
@@ -42,7 +41,7 @@ from whileai.simulations.rowsource import task_key
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
-_HEX = re.compile(r"[0-9a-fA-F]+")
+_HEX = "0123456789abcdefABCDEF"
 
 
 def _not_json(value: Any) -> Any:
@@ -66,7 +65,7 @@ _SQLITE_WRITER = threading.Lock()  # see ``_writing``
 def _valid_id(value: Any, length: int) -> bool:
     """A hex id of ``length`` digits that is not all zeros (the OTLP invalid id)."""
     return (isinstance(value, str) and len(value) == length and value.strip("0") != ""
-            and _HEX.fullmatch(value) is not None)
+            and not value.strip(_HEX))  # only hex digits: nothing is left once they are stripped
 
 
 @dataclass(slots=True)
