@@ -147,6 +147,68 @@ def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) 
                                                                              "chat m")
 
 
+def test_a_span_is_identified_within_its_trace(platform_server: Any, key: str) -> None:
+    url = platform_server.url
+    ask = {"gen_ai.input.messages": messages("user", "hi"), "gen_ai.agent.name": "id-bot"}
+    first = json_export([span("a1" * 16, "01" * 8, **ask), span("a1" * 16, "02" * 8, **ask)])
+    assert _export(url, key, first, "application/json").status_code == 200
+    # The same span ids under another trace are that trace's spans; under the first trace
+    # again, with a third span, only the third is new.
+    other = json_export([span("b2" * 16, "01" * 8, **ask), span("b2" * 16, "02" * 8, **ask)])
+    assert _export(url, key, other, "application/json").status_code == 200
+    more = json_export([span("a1" * 16, "02" * 8, **ask), span("a1" * 16, "03" * 8, **ask)])
+    assert _export(url, key, more, "application/json").status_code == 200
+    listed = {t["traceId"]: t["spans"] for t in wt.list_traces(agent="id-bot")["traces"]}
+    assert listed == {"a1" * 16: 3, "b2" * 16: 2}
+    stored = requests.get(f"{url}/v1/traces/{'a1' * 16}", timeout=10,
+                          headers={"Authorization": f"Bearer {key}"}).json()["spans"]
+    assert [s["spanId"] for s in stored] == ["01" * 8, "02" * 8, "03" * 8]
+
+
+def test_the_span_key_migration_keeps_every_span(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+    from alembic import command
+    from alembic.config import Config
+
+    from platform_server import fresh_database
+    from whileai.server.config import ServerConfig
+    from whileai.server.store.db import _MIGRATIONS, open_engine
+    from whileai.server.store.tables import accounts
+    from whileai.server.store.trace_tables import trace_spans
+
+    engine = open_engine(ServerConfig(directory=tmp_path, database=fresh_database()).database_url)
+    alembic = Config()
+    alembic.set_main_option("script_location", str(_MIGRATIONS))
+
+    def migrate(to: str, *, down: bool = False) -> None:
+        with engine.begin() as conn:
+            alembic.attributes["connection"] = conn
+            (command.downgrade if down else command.upgrade)(alembic, to)
+
+    migrate("0005")
+    spans = [{"account_id": "acct_1", "span_id": f"{i:016x}", "trace_id": f"{i // 2:032x}",
+              "body": f'{{"name":"s{i}"}}', "received_at": float(i)} for i in range(6)]
+    with engine.begin() as conn:
+        conn.execute(sa.insert(accounts).values(id="acct_1", name="a", tier="t",
+                                                is_admin=False, created_at=0.0))
+        conn.execute(sa.insert(trace_spans), spans)
+
+    def stored() -> list[dict[str, Any]]:
+        with engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(
+                sa.select(trace_spans).order_by(trace_spans.c.span_id))]
+
+    migrate("head")
+    assert stored() == spans
+    with engine.begin() as conn:  # a span id already stored, under another trace: a new span
+        conn.execute(sa.insert(trace_spans).values({**spans[0], "trace_id": "f" * 32}))
+    migrate("0005", down=True)  # back to one span per span id: one of the two is kept
+    assert [s["span_id"] for s in stored()] == [s["span_id"] for s in spans]
+    migrate("head")
+    assert len(stored()) == len(spans)
+    engine.dispose()
+
+
 def test_scores_cuts_and_cut_make_linked_datasets(platform_server: Any, key: str) -> None:
     sdk, _ = provider(platform_server.url, key)
     tracer = sdk.get_tracer("loop")

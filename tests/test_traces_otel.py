@@ -329,3 +329,14 @@ def test_sdk_ids_are_zero_padded_like_an_otlp_export() -> None:
                                              '[{"type": "text", "content": "hi"}]}]'})
     (row,) = zps.rows_from_otel([span])
     assert row["trace_id"] == "0534ff".zfill(32)
+
+
+def test_a_reward_carried_only_by_a_span_event_is_read() -> None:
+    ask = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "hi"}]}])
+    spans = [{"traceId": "ee", "spanId": "1", "name": "chat m", "startTimeUnixNano": "1",
+              "attributes": {"gen_ai.input.messages": ask},
+              "events": [{"name": "gen_ai.evaluation.result", "timeUnixNano": "2",
+                          "attributes": {"gen_ai.evaluation.score.value": 0.25}}]}]
+    (row,) = zps.rows_from_otel(spans, reward_keys=("gen_ai.evaluation.score.value",))
+    assert row["reward"] == 0.25
+    assert "reward" not in zps.rows_from_otel(spans)[0]

@@ -26,6 +26,21 @@ from whileai.errors import RowError
 __all__ = ["MAX_DEPTH", "check_depth", "deep_error", "depth", "loads_limited", "too_deep"]
 
 MAX_DEPTH = 200  # rows nest ~10 levels; past 200 a walk risks Python's recursion limit
+# The C scanner behind ``json.loads``, called directly: for a short value (a message list, tool
+# arguments) the wrapper's two whitespace regexes cost about as much as the parse itself.
+_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _loads(text: str | bytes) -> Any:
+    """``json.loads``: the same value, or the same error (taken from ``json.loads`` itself)."""
+    if isinstance(text, str):
+        try:
+            value, end = _scan_once(text, 0)
+        except StopIteration:  # leading whitespace, a BOM, or not JSON
+            return json.loads(text)
+        if end == len(text):
+            return value
+    return json.loads(text)  # bytes, trailing whitespace or extra data
 
 
 def depth(value: Any) -> int:
@@ -98,7 +113,7 @@ def loads_limited(text: str | bytes, *, where: str) -> Any:
     two substring counts.
     """
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except RecursionError:
         raise deep_error(where) from None
     opening = (text.count(b"[") + text.count(b"{") if isinstance(text, bytes)

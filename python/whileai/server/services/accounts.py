@@ -21,6 +21,7 @@ import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
+from whileai.server.store.db import reading
 from whileai.server.store.tables import accounts, api_keys, datasets
 
 __all__ = [
@@ -140,8 +141,8 @@ def authenticate(store: Store, token: str | None) -> Account:
         if row is not None and row.revoked_at is not None:
             raise ApiError("refused_key", f"the delegated credential was issued with API key "
                            f"{row.key_id}, which was revoked at {_when(row.revoked_at)}")
-    else:
-        with store.engine.connect() as conn:
+    else:  # every request passes here: a read that never waits for an ingest's write
+        with reading(store.engine) as conn:
             row = _key_row(conn, api_keys.c.key_hash, _hash(token))
         if row is not None and row.revoked_at is not None:
             raise ApiError("refused_key", f"this API key ({row.key_id}) was revoked at "

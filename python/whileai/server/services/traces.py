@@ -1,13 +1,14 @@
 """Traces: store received spans once, keep one conversation row per trace, attach scores.
 
 A request's spans arrive decoded once (``services.otlp``: the body to store and the
-:class:`~whileai.simulations.ingest.otlp.Span`); its new span ids go in with one insert (a span id
-already stored is a duplicate and skipped), all in one transaction. Every trace the request added
-a span to is then rebuilt with ``ingest.otel.read_otel`` (the conversion ``rows_from_otel`` uses):
-the traces first seen in the request from its spans as they are, in one ``read_otel`` call when
-no span names a conversation; a trace seen before from all of its stored spans, so spans of one
-trace may arrive over several requests. The per-task summary the cuts report reads moves in the
-same transaction (``trace_stats``). A trace with no ``gen_ai.*`` attribute stays raw: kept and
+:class:`~whileai.simulations.ingest.otlp.Span`). Before the write transaction, their bodies are
+encoded and every trace of the request gets its row from ``ingest.otel.read_otel`` (the
+conversion ``rows_from_otel`` uses) as if it were new: one ``read_otel`` call when no span names
+a conversation. In the transaction the new spans go in with one insert (a span whose trace and
+span id are stored already is a duplicate and skipped); a trace first seen takes its prepared
+row, a trace seen before is rebuilt from all of its stored spans, so spans of one trace may
+arrive over several requests. The per-task summary the cuts report reads moves in the same
+transaction (``trace_stats``). A trace with no ``gen_ai.*`` attribute stays raw: kept and
 counted, no row. The agent is the trace's ``gen_ai.agent.name`` (span or resource attribute); an
 agent exists from its first trace.
 """
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 import sqlalchemy as sa
@@ -38,25 +41,60 @@ from whileai.simulations.rowsource import task_key
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_compact = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per span
+_HEX = "0123456789abcdefABCDEF"
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _compact_encoder() -> Callable[[Any], str]:
+    """Compact JSON (what ``json.dumps`` with ``(",", ":")`` separators writes), calling the C
+    encoder made once: ``JSONEncoder.encode`` makes a new one per call, about 1 µs a span."""
+    if c_make_encoder is None:
+        return json.JSONEncoder(separators=(",", ":")).encode
+    encode = c_make_encoder(None, _not_json, encode_basestring_ascii, None, ":", ",", False,
+                            False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+_compact = _compact_encoder()
+_SQLITE_WRITER = threading.Lock()  # see ``_writing``
 
 
 def _valid_id(value: Any, length: int) -> bool:
     """A hex id of ``length`` digits that is not all zeros (the OTLP invalid id)."""
     return (isinstance(value, str) and len(value) == length and value.strip("0") != ""
-            and _HEX.fullmatch(value) is not None)
+            and not value.strip(_HEX))  # only hex digits: nothing is left once they are stripped
 
 
-def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict[str, Any]:
-    """Store a decoded export request; returns counts and the partial-success message."""
-    now = time.time()
+@dataclass(slots=True)
+class _Prepared:
+    """A request made ready outside the write transaction: the span rows to insert, the decoded
+    spans of each trace, and each trace's ``traces`` record as if the trace were new."""
+
+    lines: list[dict[str, Any]]
+    spans: dict[tuple[str, str], Span]  # (trace id, span id) -> the first of a batch's repeats
+    by_trace: dict[str, list[Span]]
+    records: dict[str, dict[str, Any]]
+    agent_of: dict[str, str]  # trace id -> the agent its first span naming one names
+    agents: set[str]
+    valid: int
+    rejected: int
+    problems: list[str]
+
+
+def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Prepared:
+    """Validate the spans, encode their bodies and build every trace's record as if it were
+    first seen in this request (the usual case), all without touching the database."""
     lines: list[dict[str, Any]] = []
-    spans: dict[str, Span] = {}  # span id -> span, the first of a batch's repeats
-    agent_of: dict[str, str] = {}  # trace id -> the agent its first span naming one names
+    spans: dict[tuple[str, str], Span] = {}
+    by_trace: dict[str, list[Span]] = {}
+    agent_of: dict[str, str] = {}
     agents_seen: set[str] = set()
     rejected = valid = 0
     problems: list[str] = []
+    account_id = account.id
     for item in received:
         body = item.body
         trace_id, span_id = body.get("traceId"), body.get("spanId")
@@ -67,30 +105,57 @@ def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict
             continue
         valid += 1
         span_id, trace_id = str(span_id).lower(), str(trace_id).lower()
-        if span_id in spans:
+        if (trace_id, span_id) in spans:
             continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
         agent = item.span.attributes.get(AGENT_KEY) or item.resource.get(AGENT_KEY)
         if agent:
-            body["whileaiAgent"] = str(agent)
-            agents_seen.add(body["whileaiAgent"])
-            agent_of.setdefault(trace_id, body["whileaiAgent"])
-        spans[span_id] = item.span
+            body["whileaiAgent"] = name = str(agent)
+            agents_seen.add(name)
+            agent_of.setdefault(trace_id, name)
+        spans[trace_id, span_id] = item.span
+        by_trace.setdefault(trace_id, []).append(item.span)
         del body["traceId"], body["spanId"]  # kept once, in their columns (``_with_ids``)
-        lines.append({"account_id": account.id, "span_id": span_id, "trace_id": trace_id,
+        lines.append({"account_id": account_id, "span_id": span_id, "trace_id": trace_id,
                       "body": _compact(body), "received_at": now})
-    with store.engine.begin() as conn:
-        fresh = {key[1] for key in insert_absent(conn, trace_spans, lines)}
+    genai = {t: group for t, group in by_trace.items() if _is_genai(group)}
+    rows = _rows(genai)
+    records = {t: _record(account, t, group, agent_of.get(t), rows.get(t), now)
+               for t, group in by_trace.items()}
+    return _Prepared(lines=lines, spans=spans, by_trace=by_trace, records=records,
+                     agent_of=agent_of, agents=agents_seen, valid=valid, rejected=rejected,
+                     problems=problems)
+
+
+def _writing(store: Store) -> AbstractContextManager[Any]:
+    """Held around an ingest transaction on SQLite: one writer at a time in this process.
+
+    SQLite takes one writer at a time anyway; a second thread meeting the lock would wait in
+    SQLite's busy handler, which sleeps in steps of up to 100 ms and so wakes well after the
+    first writer is done. Queued here, it starts the moment the lock is free, and the decoding
+    and row building before it overlap the other request's SQLite work (which runs without the
+    GIL).
+    """
+    return _SQLITE_WRITER if store.engine.dialect.name == "sqlite" else nullcontext()
+
+
+def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict[str, Any]:
+    """Store a decoded export request; returns counts and the partial-success message."""
+    now = time.time()
+    ready = _prepare(account, received, now)
+    with _writing(store), store.engine.begin() as conn:
+        fresh = {key[1:] for key in insert_absent(conn, trace_spans, ready.lines)}
         batch: dict[str, list[Span]] = {}
-        for line in lines:
-            if line["span_id"] in fresh:
-                batch.setdefault(line["trace_id"], []).append(spans[line["span_id"]])
-        built = _rebuild(conn, account, batch, agent_of, now)
-        for agent in sorted(agents_seen):
+        for key, span in ready.spans.items():  # in the order received
+            if key in fresh:
+                batch.setdefault(key[0], []).append(span)
+        built = _rebuild(conn, account, batch, ready, now)
+        for agent in sorted(ready.agents):
             _touch_agent(conn, account, agent, now)
+    problems, rejected = ready.problems, ready.rejected
     message = "; ".join(problems) + (f" (and {rejected - len(problems)} more)"
                                      if rejected > len(problems) else "")
-    return {"accepted": len(fresh), "duplicates": valid - len(fresh), "rejected": rejected,
-            "message": message, "traces": len(batch), "genai": built}
+    return {"accepted": len(fresh), "duplicates": ready.valid - len(fresh),
+            "rejected": rejected, "message": message, "traces": len(batch), "genai": built}
 
 
 def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -> None:
@@ -103,11 +168,16 @@ def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str
     """All stored spans of ``trace_ids`` (this transaction's included), in the order stored;
     ``agent_of`` gets each trace's agent as its stored spans name it."""
     bodies: dict[str, list[dict[str, Any]]] = {t: [] for t in trace_ids}
+    # The key orders a trace's spans by span id; the order they arrived in is the tie-break
+    # ``read_otel`` falls back on when times are missing or equal.
+    arrival = ([sa.literal_column("rowid")] if conn.dialect.name == "sqlite"
+               else [trace_spans.c.received_at, sa.literal_column("ctid")])
     for chunk in range(0, len(trace_ids), 500):
         for trace_id, span_id, body in conn.execute(
                 sa.select(trace_spans.c.trace_id, trace_spans.c.span_id, trace_spans.c.body)
                 .where(trace_spans.c.account_id == account.id,
-                       trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))):
+                       trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))
+                .order_by(*arrival)):
             bodies[trace_id].append(_with_ids(trace_id, span_id, body))
     for trace_id, found in bodies.items():
         agent = next((b["whileaiAgent"] for b in found if b.get("whileaiAgent")), None)
@@ -140,35 +210,41 @@ def _rows(groups: Mapping[str, Sequence[Span]]) -> dict[str, dict[str, Any]]:
 
 
 def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Span]],
-             agent_of: dict[str, str], now: float) -> int:
-    """Re-derive the row of every trace the batch added spans to, and move the summary.
+             ready: _Prepared, now: float) -> int:
+    """Store the row of every trace the batch added spans to, and move the summary.
 
-    A trace first seen in this batch is built from the batch's spans as they are (they are all
-    it has); a trace seen before is built from all of its stored spans.
+    A trace first seen in this batch takes the record prepared before the transaction when all
+    of its spans went in (else it is built from those that did); a trace seen before is built
+    from all of its stored spans.
     """
     if not batch:
         return 0
+    agent_of = ready.agent_of
     before = trace_stats.states(conn, account.id, sorted(batch))
-    spans = {**batch, **_stored_spans(conn, account, sorted(before), agent_of)}
+    records = {t: ready.records[t] for t, group in batch.items()
+               if t not in before and len(group) == len(ready.by_trace[t])}
+    spans = {t: group for t, group in batch.items() if t not in records}
+    spans.update(_stored_spans(conn, account, sorted(before), agent_of))
     genai_ids = [t for t in spans if _is_genai(spans[t])]
     rows = _rows({t: spans[t] for t in genai_ids if t not in before})
     for trace_id in genai_ids:
         if trace_id in before and (found := read_otel(spans[trace_id]).rows):
             rows[trace_id] = dict(found[0])
-    records, after, genai = [], [], 0
-    for trace_id in sorted(spans):
-        record = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
-                         rows.get(trace_id), now)
+    for trace_id in spans:
+        records[trace_id] = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
+                                    rows.get(trace_id), now)
+    after, genai = [], 0
+    for trace_id in sorted(records):
+        record = records[trace_id]
         old = before.get(trace_id)
         after.append(trace_stats.TraceState(agent=record["agent"], genai=record["genai"],
                                             task=record["task"],
                                             score=old.score if old else None))
         genai += record["genai"]
-        records.append(record)
-    upsert(conn, traces, [r for r in records if r["trace_id"] in before],
+    upsert(conn, traces, [r for t, r in sorted(records.items()) if t in before],
            keys=("account_id", "trace_id"),
            update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"),
-           absent=[r for r in records if r["trace_id"] not in before])
+           absent=[r for t, r in sorted(records.items()) if t not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
     return genai
 

@@ -1,7 +1,8 @@
 """Open the metadata store: an engine for the URL's dialect, migrated to the newest schema.
 
-SQLite runs in WAL mode and every transaction starts with ``BEGIN IMMEDIATE``, so concurrent
-writers queue on the lock instead of failing half-way; PostgreSQL uses its own locking
+SQLite runs in WAL mode and every transaction starts with ``BEGIN IMMEDIATE`` (but those of a
+:func:`reading` connection), so concurrent writers queue on the lock instead of failing
+half-way; PostgreSQL uses its own locking
 (``SELECT ... FOR UPDATE`` on the account row in the services layer).
 """
 
@@ -17,9 +18,10 @@ from alembic.config import Config
 
 from whileai.server.store.tables import settings
 
-__all__ = ["migrate", "open_engine", "server_secret"]
+__all__ = ["migrate", "open_engine", "reading", "server_secret"]
 
 _MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+_READS_ONLY = "whileai_reads_only"  # the execution option ``reading`` sets
 
 
 def open_engine(url: str) -> sa.Engine:
@@ -39,10 +41,18 @@ def open_engine(url: str) -> sa.Engine:
 
         @sa.event.listens_for(engine, "begin")
         def _begin(conn: sa.Connection) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            reads_only = conn.get_execution_options().get(_READS_ONLY, False)
+            conn.exec_driver_sql("BEGIN" if reads_only else "BEGIN IMMEDIATE")
 
         return engine
     return sa.create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+
+
+def reading(engine: sa.Engine) -> sa.Connection:
+    """A connection that only reads: on SQLite its transactions begin deferred, so (in WAL mode)
+    it reads the last commit at once instead of queueing behind a writer's ``BEGIN IMMEDIATE``
+    in SQLite's busy handler, which sleeps in steps of up to 100 ms."""
+    return engine.connect().execution_options(**{_READS_ONLY: True})
 
 
 def migrate(engine: sa.Engine) -> None:

@@ -45,9 +45,9 @@ def inserted_keys(conn: sa.Connection, table: sa.Table,
 
 def insert_absent(conn: sa.Connection, table: sa.Table,
                   rows: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """:func:`inserted_keys` for a table whose primary key is its only unique key, for big
-    batches: the primary keys of the rows inserted (a key stored already, or repeated in
-    ``rows``, is inserted once).
+    """:func:`inserted_keys` for a table whose primary key (of two columns or more) is its only
+    unique key, for big batches: the primary keys of the rows inserted (a key stored already, or
+    repeated in ``rows``, is inserted once).
 
     SQLite writes one transaction at a time (``BEGIN IMMEDIATE``), so the stored keys are read
     first and the rest go in with one ``executemany`` of plain tuples, which costs a fraction of
@@ -59,16 +59,16 @@ def insert_absent(conn: sa.Connection, table: sa.Table,
     key_columns = list(table.primary_key.columns)
     key_of = _getter([c.name for c in key_columns])
     keys = [key_of(row) for row in rows]
-    wanted = list(dict.fromkeys(keys))
-    by_prefix: dict[tuple[Any, ...], list[Any]] = {}
-    for key in wanted:  # ``lead = ? AND last IN (...)`` is an index range; a row-value IN is not
-        by_prefix.setdefault(key[:-1], []).append(key[-1])
-    stored: set[tuple[Any, ...]] = set()
-    for prefix, lasts in by_prefix.items():
-        lead = [c == v for c, v in zip(key_columns, prefix, strict=False)]
-        for start in range(0, len(lasts), 500):
+    by_lead: dict[Any, dict[Any, None]] = {}
+    for key in keys:  # ``first = ? AND second IN (...)`` is an index range; a row-value IN is not
+        by_lead.setdefault(key[0], {})[key[1]] = None
+    stored: set[tuple[Any, ...]] = set()  # every stored key under those first two columns
+    first, second = key_columns[0], key_columns[1]
+    for lead, seconds in by_lead.items():
+        values = list(seconds)
+        for start in range(0, len(values), 500):
             stored.update(tuple(r) for r in conn.execute(sa.select(*key_columns).where(
-                *lead, key_columns[-1].in_(lasts[start:start + 500]))))
+                first == lead, second.in_(values[start:start + 500]))))
     fresh: list[tuple[Any, ...]] = []
     new: list[dict[str, Any]] = []
     for key, row in zip(keys, rows, strict=True):
@@ -135,6 +135,17 @@ def accumulate(conn: sa.Connection, table: sa.Table, rows: Sequence[dict[str, An
     """Insert the rows, or add their ``add`` columns to those of the row with the same ``keys``
     (one atomic statement per row: concurrent writers never lose a count)."""
     if not rows:
+        return
+    if conn.dialect.name == "sqlite":  # plain tuples, as in ``insert_many``
+        columns = list(rows[0])
+        quote = conn.dialect.identifier_preparer.quote
+        name, values = quote(table.name), _getter(columns)
+        conn.exec_driver_sql(
+            f"INSERT INTO {name} ({', '.join(quote(c) for c in columns)}) "
+            f"VALUES ({', '.join('?' for _ in columns)}) "
+            f"ON CONFLICT ({', '.join(quote(k) for k in keys)}) DO UPDATE SET "
+            + ", ".join(f"{quote(c)} = {name}.{quote(c)} + excluded.{quote(c)}" for c in add),
+            [values(row) for row in rows])
         return
     stmt = _insert(conn, table)
     stmt = stmt.on_conflict_do_update(index_elements=list(keys),

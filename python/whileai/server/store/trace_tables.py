@@ -1,10 +1,10 @@
 """The tables of traces (migration 0003): spans as received, one row per trace, scores; and
 (migration 0004) the per-task summary the cuts report and the traces page read.
 
-A span is identified by ``(account, span id)``, so a re-sent batch stores nothing twice. A trace
-with GenAI spans gets its conversation row, its ``task`` (the row's task key: what cuts group runs
-by) and the value of its ``score`` (kept beside the row so cuts never read rows); other traces
-keep their spans raw and are only counted.
+A span is identified by ``(account, trace id, span id)`` (migration 0006), so a re-sent batch
+stores nothing twice. A trace with GenAI spans gets its conversation row, its ``task`` (the row's
+task key: what cuts group runs by) and the value of its ``score`` (kept beside the row so cuts
+never read rows); other traces keep their spans raw and are only counted.
 """
 
 from __future__ import annotations
@@ -15,14 +15,16 @@ from whileai.server.store.tables import metadata
 
 __all__ = ["trace_scores", "trace_spans", "trace_task_stats", "traces"]
 
+# Keyed by trace, then span (migration 0006): the one index finds a trace's spans and keeps a
+# re-sent span out, and the spans of a trace sit together in it.
 trace_spans = sa.Table(
     "trace_spans", metadata,
-    sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), primary_key=True),
-    sa.Column("span_id", sa.String(64), primary_key=True),
+    sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), nullable=False),
+    sa.Column("span_id", sa.String(64), nullable=False),
     sa.Column("trace_id", sa.String(64), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
     sa.Column("received_at", sa.Float, nullable=False),
-    sa.Index("ix_trace_spans_trace", "account_id", "trace_id"),
+    sa.PrimaryKeyConstraint("account_id", "trace_id", "span_id", name="pk_trace_spans"),
 )
 
 traces = sa.Table(

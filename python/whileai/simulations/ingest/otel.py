@@ -58,6 +58,7 @@ _USAGE = (
     ("input_tokens", ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
     ("output_tokens", ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
 )
+_USAGE_KEYS = frozenset(key for _, keys in _USAGE for key in keys)
 # Every count read_otel reports (zero when nothing of the kind happened).
 COUNT_KEYS = (
     "spans_in", "not_a_span", "missing_ids", "missing_times", "unknown_values", "skipped_lines",
@@ -211,9 +212,25 @@ def _tool_span(span: Span, state: _Transcript, tally: Counter[str]) -> None:
         step["result"] = {"error": str(reason)}
 
 
-def _reward(spans: Sequence[Span], keys: Sequence[str], tally: Counter[str]) -> float | None:
-    found: Any = None
+def _names_any(spans: Sequence[Span], keys: Sequence[str]) -> bool:
+    """Whether an attribute of a span or of one of its events is one of ``keys``."""
     for span in spans:
+        for key in keys:
+            if key in span.attributes:
+                return True
+        for event in span.events:
+            for key in keys:
+                if key in event.attributes:
+                    return True
+    return False
+
+
+def _reward(spans: Sequence[Span], keys: Sequence[str], tally: Counter[str]) -> float | None:
+    """The last reward set in time order (``spans`` unordered), checked in range."""
+    if not _names_any(spans, keys):
+        return None  # the usual case: no reward, no need to order the spans
+    found: Any = None
+    for span in sorted(spans, key=lambda s: (s.start or 0, s.index)):
         for attrs in (span.attributes, *(e.attributes for e in span.events)):
             for key in keys:
                 if key in attrs:
@@ -284,15 +301,16 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
                      if s.attributes.get(k)), None)
     if scenario is not None:
         row["scenario_id"] = str(scenario)
-    usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
-    if usage:
-        row["usage"] = usage
+    if any(not _USAGE_KEYS.isdisjoint(s.attributes) for s in spans):
+        usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
+        if usage:
+            row["usage"] = usage
     models = [s.attributes.get("gen_ai.response.model") or s.attributes.get(
         "gen_ai.request.model") for s in spans]
     models = [m for m in models if m]
     if models:
         row["model_version"] = str(models[-1])
-    reward = _reward(sorted(spans, key=lambda s: (s.start or 0, s.index)), reward_keys, tally)
+    reward = _reward(spans, reward_keys, tally)
     if reward is not None:
         row["reward"] = reward
     row["lineage"] = {"source": "otel", "stages": ["rows_from_otel"], "group": key}
