@@ -85,23 +85,47 @@ def test_columns_to_rows(backend: ModuleType) -> None:
     )
 
 
+step_st = st.one_of(
+    st.fixed_dictionaries({"role": st.just("assistant")},
+                          optional={"content": st.one_of(texts, st.none(), st.just(7))}),
+    st.fixed_dictionaries({"role": st.just("user"), "content": texts}),
+    st.fixed_dictionaries(
+        {"tool": st.sampled_from(["lookup_order", "run_shell", "write_file", "", None, 3])},
+        optional={"arguments": st.one_of(st.just({"cmd": "pytest"}), st.just({"path": "a", "n": 2}),
+                                         st.just("ls")),
+                  "result": st.sampled_from([{}, {"ok": False}, "Error"]),
+                  "truncated": st.booleans(), "finish_reason": st.sampled_from(["length", "stop"])},
+    ),
+)
 rows_st = st.lists(st.fixed_dictionaries({
-    "final_text": st.one_of(texts, st.none()),
-    "steps": st.lists(st.one_of(
-        st.fixed_dictionaries(
-            {"role": st.just("assistant"), "content": st.one_of(texts, st.none())}
-        ),
-        st.fixed_dictionaries({"role": st.just("user"), "content": texts}),
-        st.fixed_dictionaries({"tool": st.sampled_from(["lookup_order", "run_shell"]),
-                               "arguments": st.just({"cmd": "pytest"}), "result": st.just({})}),
-    ), max_size=4),
+    "final_text": st.one_of(texts, st.none(), st.just(5)),
+    "steps": st.one_of(st.lists(step_st, max_size=4), st.lists(st.one_of(step_st, st.just("x")),
+                                                               max_size=3),
+                       st.none(), st.just("x")),
     "markers": st.dictionaries(st.sampled_from(["a", "b"]), st.floats(allow_nan=True)),
-}), min_size=1, max_size=7)
+}, optional={"finish_reason": st.just("length")}), min_size=1, max_size=7)
 
 
 @SETTINGS
 @given(rows=rows_st, top=st.integers(min_value=-3, max_value=30))
 def test_columns_equal_the_per_row_features(rows: list[dict[str, Any]], top: int) -> None:
+    _check_columns(rows, top)
+
+
+def test_columns_read_odd_steps_like_the_per_row_features() -> None:
+    said = [{"role": "assistant", "content": "ΣΑΣ Done"}, {"role": "assistant", "content": None},
+            {"role": "assistant"}, {"role": "assistant", "content": 7},
+            {"role": "assistant", "content": "İ ok!"}]
+    _check_columns([
+        {"final_text": "ΣΑΣ", "steps": said},
+        {"final_text": None, "steps": said[:1]},
+        {"final_text": "İ", "steps": [*said[4:], "x", {"tool": "run_shell", "truncated": True}]},
+        {"final_text": "x", "steps": [{"tool": 3, "finish_reason": "length"}, {"tool": "a"}]},
+        {"final_text": "x", "steps": [{"tool": "b", "arguments": {"path": "t", "n": 2}}]},
+    ], 40)
+
+
+def _check_columns(rows: list[dict[str, Any]], top: int) -> None:
     feats = [hand_features(r) for r in rows]
     for f, extra in zip(feats, auto_features(rows, top), strict=True):
         f.update(extra)

@@ -47,6 +47,8 @@ TOOLS = ["lookup_order", "refund_order", "run_shell", "write_file", "delete_user
          "", None, 7]
 step_st = st.one_of(
     st.fixed_dictionaries({"role": st.sampled_from(["assistant", "user"]), "content": texts}),
+    st.fixed_dictionaries({"role": st.just("assistant")},
+                          optional={"content": st.one_of(st.none(), st.just(3))}),
     st.fixed_dictionaries(
         {"tool": st.sampled_from(TOOLS),
          "arguments": st.one_of(

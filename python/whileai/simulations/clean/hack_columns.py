@@ -21,14 +21,32 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.clean.hack_features import AUTO_TOP, row_extras
-from whileai.simulations.clean.trace_batch import FLAGS, TraceInputs
+from whileai.simulations.clean.hack_features import AUTO_TOP, agent_text, row_extras
+from whileai.simulations.clean.trace_batch import FLAGS, Seen, TraceInputs
 
 __all__ = ["Column", "feature_columns"]
 
 Column = tuple["array[int]", "array[float]"]
 _COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
            "digits")
+
+
+def _seen(row: Mapping[str, Any]) -> Seen:
+    """What ``TraceInputs.add`` returns, for a row whose steps are not all dicts."""
+    raw_steps = row.get("steps")
+    tools: list[str] = []
+    users = 0
+    cut = False
+    for step in raw_steps if isinstance(raw_steps, list) else ():
+        if not isinstance(step, dict):
+            continue
+        if step.get("role") == "user":
+            users += 1
+        tool = step.get("tool")
+        if isinstance(tool, str):
+            tools.append(tool)
+        cut = cut or step.get("truncated") is True or step.get("finish_reason") == "length"
+    return agent_text(row), users, tools, cut
 
 
 def feature_columns(
@@ -63,38 +81,22 @@ def feature_columns(
     chars, calls, turns, truncated = fixed.values()
     tool_keys: dict[str, str] = {}
     for i, row in enumerate(rows):
-        trace.add(row)
-        raw_steps = row.get("steps")
-        parts: list[str] = []
-        tools: list[str] = []
-        users = 0
-        cut = row.get("truncated") is True or row.get("finish_reason") == "length"
-        for step in raw_steps if isinstance(raw_steps, list) else ():
-            if not isinstance(step, dict):
-                continue
-            role = step.get("role")
-            if role == "assistant":
-                content = step.get("content")
-                if isinstance(content, str):
-                    parts.append(content.lower())
-            elif role == "user":
-                users += 1
-            tool = step.get("tool")
-            if isinstance(tool, str):
-                tools.append(tool)
-            if not cut and (step.get("truncated") is True or step.get("finish_reason") == "length"):
-                cut = True
+        seen = trace.add(row)
+        text, users, tools, cut = _seen(row) if seen is None else seen
+        if not cut:
+            cut = row.get("truncated") is True or row.get("finish_reason") == "length"
         final_value = row.get("final_text")
         if isinstance(final_value, str):
-            low_final = final_value.lower()
-            parts.append(low_final)
-            final_chars.append(len(low_final))
+            # Lowercasing the joined text equals joining the lowered parts: "\n" is neither
+            # cased nor case-ignorable, so no final sigma reads across it.
+            final_chars.append(len(final_value) if final_value.isascii()
+                               else len(final_value.lower()))
             if final_value:
                 chars[0].append(i)
                 chars[1].append(float(len(final_value)))
         else:
             final_chars.append(0)
-        texts.append("\n".join(parts))
+        texts.append(text.lower())
         if tools:
             calls[0].append(i)
             calls[1].append(float(len(tools)))
