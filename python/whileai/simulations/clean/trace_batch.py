@@ -77,6 +77,7 @@ class TraceInputs:
 
     >>> inputs = TraceInputs()
     >>> inputs.add({"steps": [{"tool": "delete_user"}], "final_text": "Done."})
+    ('Done.', 0, ['delete_user'], False)
     >>> [FLAGS[k] for k in range(len(FLAGS)) if inputs.masks()[0] >> k & 1]
     ['risk.destructive']
     """
