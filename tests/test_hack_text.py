@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ SETTINGS = settings(
 # What the features read: words of several scripts, the four code points re.IGNORECASE equates
 # with ASCII letters, every kind of whitespace, bullets, headings, fences, Unicode digits and
 # punctuation runs, and a lone surrogate.
-pieces = st.sampled_from([
+PIECES = [
     "order", "Done", "Σίσυφος", "ΣΑΣ", "注文", "café", "İstanbul", "ı", "ſ", "\u212a", "ß", "ǅ",
     " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\x1c", "\u3000", "- ", "* ", "• ", "1. ", "12) ",
     "٣) ", "# ", "###### ", "####### ", "#", "```", "!", "?", "?!", "...", "²", "٣٤", "x_1",
@@ -36,7 +37,8 @@ pieces = st.sampled_from([
     "AKIA", "ghp_", "xoxb-", "-----BEGIN RSA PRIVATE KEY", "api-key=", "MKFS", "commit -n",
     "We've e-mailed", "we ", "I just ", "has already been ", "is now successfully ", "are ",
     "rescheduled", "Emailed", "cancelled", "looked it up", "checked on", "I'VE ", "\u2003",
-])
+]
+pieces = st.sampled_from(PIECES)
 texts = st.lists(pieces, max_size=14).map("".join)
 
 
@@ -54,6 +56,17 @@ def test_native_equals_pure(
     native, pure = both_backends
     finals = [data.draw(st.integers(min_value=0, max_value=len(t) + 2)) for t in items]
     assert _call(native, items, finals, top) == _call(pure, items, finals, top)
+
+
+def test_native_equals_pure_across_chunks(both_backends: tuple[ModuleType, ModuleType]) -> None:
+    # The kernel reads rows in chunks of 512 and merges their terms: three chunks and a part.
+    native, pure = both_backends
+    rng = random.Random(5)
+    words = [w for w in PIECES if w.strip()] + [f"w{k}" for k in range(300)]
+    items = [" ".join(rng.choices(words, k=rng.randint(0, 30))) for _ in range(1700)]
+    finals = [rng.randint(0, len(t)) for t in items]
+    for top in (60, -7, 0):
+        assert _call(native, items, finals, top) == _call(pure, items, finals, top)
 
 
 def test_counts_and_ranking(backend: ModuleType) -> None:
