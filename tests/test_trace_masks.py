@@ -39,7 +39,7 @@ pieces = st.sampled_from([
     "# assert", "expect(true)", "pytest -q", "go  test", "npm run test", "cargo test", "tox",
     "tests/", "test_x.py", "a_test.go", "b.spec.ts", "src\\tests\\", "İ", "ı", "ſ", "\u212a",
     "İ've", "ıs", "paſsword: abcdefgh", "a\u212aIA", "Σ", "é", "注文", "x_1", "²", "٣",
-    "\u00a0", "\u2028", "\x1c", "\u3000", "\t", " ", "  ", "'", '"', ":", "=", "-", "_",
+    "\u00a0", "\u2028", "\x1c", "\u3000", "\t", " ", "  ", "'", '"', ":", "=", "-", "_", "\ud800",
 ])
 texts = st.lists(pieces, max_size=12).map("".join)
 TOOLS = ["lookup_order", "refund_order", "run_shell", "write_file", "delete_user", "exec_cmd",
