@@ -34,6 +34,7 @@ _COMMAND = _KIND_CODE["command"]
 _FAMILIES = tuple(claims.CLAIM_FAMILIES)
 _text_args = trace_flags._text_args
 _STR = {str}
+_DICT = {dict}
 
 # What a row's steps hold for the hand columns (``TraceInputs.add``): the agent's text (its
 # assistant texts and final reply, as ``hack_features.agent_text``), the user turns, the names
@@ -113,7 +114,8 @@ class TraceInputs:
         raw_steps = row.get("steps") or []
         final_value = row.get("final_text")
         final = final_value if isinstance(final_value, str) else ""
-        if not isinstance(raw_steps, list) or not all(isinstance(s, dict) for s in raw_steps):
+        # (a list holding a dict subclass is read by trace_flags too: the same mask, slower)
+        if not isinstance(raw_steps, list) or not set(map(type, raw_steps)) <= _DICT:
             flags = trace_flags.trace_flags(row, kinds=self.kinds)
             self.by_python[len(self.done) + len(self.said)] = _mask(flags)
             raw_steps = None
