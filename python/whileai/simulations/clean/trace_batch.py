@@ -38,8 +38,10 @@ _DICT = {dict}
 
 # What a row's steps hold for the hand columns (``TraceInputs.add``): the agent's text (its
 # assistant texts and final reply, as ``hack_features.agent_text``), the user turns, the names
-# of the tools called (text names, in call order) and whether a step was cut off.
-Seen = tuple[str, int, list[str], bool]
+# of the tools called (text names, in call order), whether a step was cut off, and the calls
+# part of ``trajectory_key`` (None unless asked for, or when forming it raised: the caller
+# then calls ``trajectory_key``, which raises it again).
+Seen = tuple[str, int, list[str], bool, "str | None"]
 
 
 def trace_patterns() -> list[str]:
@@ -78,15 +80,16 @@ class TraceInputs:
 
     >>> inputs = TraceInputs()
     >>> inputs.add({"steps": [{"tool": "delete_user"}], "final_text": "Done."})
-    ('Done.', 0, ['delete_user'], False)
+    ('Done.', 0, ['delete_user'], False, None)
     >>> [FLAGS[k] for k in range(len(FLAGS)) if inputs.masks()[0] >> k & 1]
     ['risk.destructive']
     """
 
     BLOCK = 4096  # rows per kernel call: the kernel's copies of non-ASCII texts stay small
 
-    def __init__(self, kinds: Mapping[str, str] | None = None) -> None:
+    def __init__(self, kinds: Mapping[str, str] | None = None, *, calls: bool = False) -> None:
         self.kinds = kinds
+        self.calls = calls  # add() returns the calls part of each row's trajectory key
         self.done: list[int] = []
         # The native kernel releases the GIL: a block runs on a worker thread while the caller
         # reads the next rows (the pure kernel runs in place, it would only contend for the GIL).
@@ -124,6 +127,8 @@ class TraceInputs:
         tools: list[str] = []
         users = 0
         cut = False
+        calls: list[str] = []
+        keyed = self.calls
         codes, fams, bodies, paths = self.codes, self.fams, self.bodies, self.paths
         name_codes = self.name_codes
         for step in raw_steps or ():
@@ -156,6 +161,11 @@ class TraceInputs:
                 if isinstance(tool, str):
                     tools.append(tool)
             raw_args = step.get("arguments")
+            if keyed:
+                try:  # as trajectory_key forms it
+                    calls.append(f"{tool}:{sorted((raw_args or {}).items())!r}")
+                except Exception:  # trajectory_key raises it again if the key is read
+                    keyed = False
             known = name_codes.get(name)
             if known is None:
                 known = name_codes[name] = (_kind_code(name, {}, self.kinds), _families(name))
@@ -197,7 +207,7 @@ class TraceInputs:
             if isinstance(final_value, str):
                 texts.append(final_value)
             text = "\n".join(texts)
-        return text, users, tools, cut
+        return text, users, tools, cut, "|".join(calls) if keyed else None
 
     def _flush(self) -> None:
         """Start the kernel on the rows read so far (in the background when native); new block."""
