@@ -16,11 +16,7 @@ from hypothesis import strategies as st
 
 from whileai.simulations.clean import claims, trace_flags
 from whileai.simulations.clean.hack_columns import feature_columns
-from whileai.simulations.clean.hack_features import (
-    auto_features,
-    hand_features,
-    trajectory_key,
-)
+from whileai.simulations.clean.hack_features import auto_features, hand_features
 from whileai.simulations.clean.hack_matrix import build_matrix, matrix_from_columns
 from whileai.simulations.clean.hints import hint_text, may_match
 
@@ -150,20 +146,7 @@ def _check_columns(rows: list[dict[str, Any]], top: int) -> None:
     for i, f in enumerate(feats):
         for name, value in f.items():
             want.setdefault(name, []).append((i, value))
-    keys: list[tuple[str, str] | None] = []
-    got = feature_columns(rows, top=top, keys=keys)
-    assert len(keys) == len(rows)
-    for row, key in zip(rows, keys, strict=True):
-        try:
-            want_key: str | None = trajectory_key(row)
-        except (AttributeError, TypeError):
-            want_key = None
-        if key is not None:
-            assert f"{key[0]}\x00{key[1].strip()}" == want_key
-        else:  # only a row that trajectory_key cannot key, or one trace_flags reads
-            steps = row.get("steps")
-            assert want_key is None or not isinstance(steps, list) or any(
-                type(s) is not dict for s in steps)
+    got = feature_columns(rows, top=top)
     assert {n: list(zip(r, v, strict=True)) for n, (r, v) in got.items()} == want
     groups, reward = list(range(len(rows))), [0.0] * len(rows)
     a = build_matrix(feats, groups, reward, tiers={})

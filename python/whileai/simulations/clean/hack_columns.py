@@ -46,7 +46,7 @@ def _seen(row: Mapping[str, Any]) -> Seen:
         if isinstance(tool, str):
             tools.append(tool)
         cut = cut or step.get("truncated") is True or step.get("finish_reason") == "length"
-    return agent_text(row), users, tools, cut, None
+    return agent_text(row), users, tools, cut, False
 
 
 def feature_columns(
@@ -56,13 +56,12 @@ def feature_columns(
     *,
     auto: bool = True,
     top: int = AUTO_TOP,
-    keys: list[tuple[str, str] | None] | None = None,
+    texts_seen: list[tuple[str, bool]] | None = None,
 ) -> dict[str, Column]:
     """Return ``{name: (rows, values)}`` of every non-zero hand and auto feature of ``rows``.
 
-    ``keys``, when given, gets each row's ``trajectory_key`` in two parts read in the same walk:
-    ``(calls, agent text)``, the key being ``calls + "\x00" + text.strip()``; None for a row
-    whose key only ``trajectory_key`` itself can form.
+    ``texts_seen``, when given, gets each row's agent text and whether the calls part of its
+    ``trajectory_key`` is plain (``trace_batch.Seen``), read in the same walk.
 
     Raises:
         TypeError: a caller's feature returned something other than a finite number or bool.
@@ -79,7 +78,7 @@ def feature_columns(
 
     texts: list[str] = []
     final_chars = array("q")
-    trace = TraceInputs(trace_kinds, calls=keys is not None)
+    trace = TraceInputs(trace_kinds, plain=texts_seen is not None)
     # The columns every row may have, filled in place (no lookup per cell).
     fixed = {name: cells.setdefault(name, ([], []))
              for name in ("reply_chars", "tool_calls", "turns", "truncated")}
@@ -87,9 +86,9 @@ def feature_columns(
     tool_keys: dict[str, str] = {}
     for i, row in enumerate(rows):
         seen = trace.add(row)
-        text, users, tools, cut, row_calls = _seen(row) if seen is None else seen
-        if keys is not None:
-            keys.append(None if row_calls is None else (row_calls, text))
+        text, users, tools, cut, plain = _seen(row) if seen is None else seen
+        if texts_seen is not None:
+            texts_seen.append((text, plain))
         if not cut:
             cut = row.get("truncated") is True or row.get("finish_reason") == "length"
         final_value = row.get("final_text")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
@@ -187,20 +188,44 @@ def hack_scan(
     _check_alpha(alpha)
     used, groups, rewards, _keys, skipped = usable_rows(as_rows(rows), reward)
 
-    keys: list[tuple[str, str] | None] = []
+    texts_seen: list[tuple[str, bool]] = []
 
     def columns(line: Progress) -> dict[str, Column]:
         line.stage("features", len(used))
-        return feature_columns(line.counted(used), features, kinds, auto=auto, top=top, keys=keys)
-
-    def trajectory(i: int) -> str:
-        got = keys[i] if i < len(keys) else None
-        return trajectory_key(used[i]) if got is None else f"{got[0]}\x00{got[1].strip()}"
+        return feature_columns(line.counted(used), features, kinds, auto=auto, top=top,
+                               texts_seen=texts_seen)
 
     return scan_report(
-        columns, groups, rewards, skipped, trajectory, endorsed=endorsed,
+        columns, groups, rewards, skipped, _trajectories(used, texts_seen), endorsed=endorsed,
         n_perm=n_perm, min_obs=min_obs, alpha=alpha, seed=seed, progress=progress,
     )
+
+
+def _trajectories(
+    used: Sequence[Mapping[str, Any]], texts_seen: Sequence[tuple[str, bool]]
+) -> Callable[[int], Hashable]:
+    """``trajectory(i)``: equal for two rows exactly when their ``trajectory_key``s are.
+
+    A key is its calls part, a NUL, then the stripped agent text. A row whose calls part holds
+    no NUL (``plain``) and whose stripped text holds none and belongs to no other row has a key
+    no other row has: any other key equal to it would split at the same first NUL into the same
+    calls and the same text. Such a row is keyed by its text (read in the walk over the rows,
+    ``texts_seen``); the others, or every row when the walk did not run, by ``trajectory_key``.
+    """
+    unique: set[str] | None = None
+
+    def trajectory(i: int) -> Hashable:
+        nonlocal unique
+        if i < len(texts_seen):
+            if unique is None:
+                counts = Counter(text.strip() for text, _ in texts_seen)
+                unique = {t for t, c in counts.items() if c == 1 and "\x00" not in t}
+            text, plain = texts_seen[i]
+            if plain and text.strip() in unique:
+                return (True, text.strip())
+        return (False, trajectory_key(used[i]))
+
+    return trajectory
 
 
 def _check_alpha(alpha: float) -> None:

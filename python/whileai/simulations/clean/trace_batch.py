@@ -35,13 +35,15 @@ _FAMILIES = tuple(claims.CLAIM_FAMILIES)
 _text_args = trace_flags._text_args
 _STR = {str}
 _DICT = {dict}
+_PLAIN = {str, int, float, bool, type(None)}
 
 # What a row's steps hold for the hand columns (``TraceInputs.add``): the agent's text (its
 # assistant texts and final reply, as ``hack_features.agent_text``), the user turns, the names
-# of the tools called (text names, in call order), whether a step was cut off, and the calls
-# part of ``trajectory_key`` (None unless asked for, or when forming it raised: the caller
-# then calls ``trajectory_key``, which raises it again).
-Seen = tuple[str, int, list[str], bool, "str | None"]
+# of the tools called (text names, in call order), whether a step was cut off, and whether the
+# calls part of the row's ``trajectory_key`` certainly holds no NUL (``plain``: every tool name
+# a NUL-free str, every argument dict a plain dict of str keys and str, int, float, bool or None
+# values, whose reprs escape a NUL; False unless asked for).
+Seen = tuple[str, int, list[str], bool, bool]
 
 
 def trace_patterns() -> list[str]:
@@ -80,16 +82,16 @@ class TraceInputs:
 
     >>> inputs = TraceInputs()
     >>> inputs.add({"steps": [{"tool": "delete_user"}], "final_text": "Done."})
-    ('Done.', 0, ['delete_user'], False, None)
+    ('Done.', 0, ['delete_user'], False, False)
     >>> [FLAGS[k] for k in range(len(FLAGS)) if inputs.masks()[0] >> k & 1]
     ['risk.destructive']
     """
 
     BLOCK = 4096  # rows per kernel call: the kernel's copies of non-ASCII texts stay small
 
-    def __init__(self, kinds: Mapping[str, str] | None = None, *, calls: bool = False) -> None:
+    def __init__(self, kinds: Mapping[str, str] | None = None, *, plain: bool = False) -> None:
         self.kinds = kinds
-        self.calls = calls  # add() returns the calls part of each row's trajectory key
+        self.plain = plain  # add() tells whether a row's calls are plain (``Seen``)
         self.done: list[int] = []
         # The native kernel releases the GIL: a block runs on a worker thread while the caller
         # reads the next rows (the pure kernel runs in place, it would only contend for the GIL).
@@ -102,8 +104,8 @@ class TraceInputs:
         self.paths: list[str] = []
         self.by_python: dict[int, int] = {}
         # A tool name's code when its arguments are a dict (the kind depends on them only for a
-        # command whose arguments are not a dict) and its claim families.
-        self.name_codes: dict[str, tuple[int, int]] = {}
+        # command whose arguments are not a dict), its claim families, and whether it is NUL-free.
+        self.name_codes: dict[str, tuple[int, int, bool]] = {}
 
     def add(self, row: Mapping[str, Any]) -> Seen | None:
         """Read one row (``trace_flags`` reads a row whose steps are not a list of dicts).
@@ -127,8 +129,7 @@ class TraceInputs:
         tools: list[str] = []
         users = 0
         cut = False
-        calls: list[str] = []
-        keyed = self.calls
+        plain = self.plain
         codes, fams, bodies, paths = self.codes, self.fams, self.bodies, self.paths
         name_codes = self.name_codes
         for step in raw_steps or ():
@@ -161,14 +162,12 @@ class TraceInputs:
                 if isinstance(tool, str):
                     tools.append(tool)
             raw_args = step.get("arguments")
-            if keyed:
-                try:  # as trajectory_key forms it
-                    calls.append(f"{tool}:{sorted((raw_args or {}).items())!r}")
-                except Exception:  # trajectory_key raises it again if the key is read
-                    keyed = False
             known = name_codes.get(name)
             if known is None:
-                known = name_codes[name] = (_kind_code(name, {}, self.kinds), _families(name))
+                known = name_codes[name] = (_kind_code(name, {}, self.kinds), _families(name),
+                                            "\x00" not in name)
+            if plain and not (known[2] and type(tool) is str):
+                plain = False
             code = known[0]
             if code & 15 == _COMMAND and not isinstance(raw_args, dict):
                 code = _kind_code(name, raw_args, self.kinds)
@@ -182,14 +181,18 @@ class TraceInputs:
             codes.append(code)
             if isinstance(raw_args, dict) and raw_args:
                 values = raw_args.values()
+                types = set(map(type, values))
                 # Text values only (the common case) are joined as they are: str(v) is v.
-                bodies.append("\n".join(values) if set(map(type, values)) == _STR
-                              else _text_args(raw_args))
+                bodies.append("\n".join(values) if types == _STR else _text_args(raw_args))
+                if plain and not (type(raw_args) is dict and types <= _PLAIN
+                                  and set(map(type, raw_args)) == _STR):
+                    plain = False
                 paths.append(" ".join(str(v) for k, v in raw_args.items()
                                       if "path" in k or "file" in k) if code & 7 in (1, 2) else "")
             else:
                 bodies.append("")
                 paths.append("")
+                plain = plain and not raw_args
         parts.append(final)
         said = "\n".join(parts)
         self.said.append(said)
@@ -207,7 +210,7 @@ class TraceInputs:
             if isinstance(final_value, str):
                 texts.append(final_value)
             text = "\n".join(texts)
-        return text, users, tools, cut, "|".join(calls) if keyed else None
+        return text, users, tools, cut, plain
 
     def _flush(self) -> None:
         """Start the kernel on the rows read so far (in the background when native); new block."""
