@@ -14,7 +14,7 @@ from whileai.simulations.clean.hack_scan import _trajectories
 # A small alphabet, so that rows share texts and calls, with NULs in texts and tool names (a
 # key is its calls, a NUL, then the text), nested arguments and arguments trajectory_key cannot
 # read.
-texts = st.lists(st.sampled_from(["a", "b", "\x00", " ", "\n"]), max_size=3).map("".join)
+texts = st.lists(st.sampled_from(["a", "b", "\x00", " ", "\n", ":[]"]), max_size=4).map("".join)
 step_st = st.one_of(
     st.fixed_dictionaries({"role": st.just("assistant"), "content": texts}),
     st.fixed_dictionaries(
@@ -73,3 +73,14 @@ def test_walk_keys_fall_back_where_the_text_is_shared() -> None:
         (False, trajectory_key(rows[2])), (True, "own"),
     ]
     assert trajectory(0) == trajectory(2) != trajectory(1)
+
+
+def test_a_text_holding_a_nul_is_not_a_key() -> None:
+    # The keys are equal: "" NUL ":[]\x00b" and "\x00:[]" NUL "b".
+    rows = [{"final_text": ":[]\x00b", "steps": []},
+            {"final_text": "b", "steps": [{"tool": "\x00"}]}]
+    assert trajectory_key(rows[0]) == trajectory_key(rows[1])
+    seen: list[tuple[str, bool]] = []
+    feature_columns(rows, texts_seen=seen)
+    trajectory = _trajectories(rows, seen)
+    assert trajectory(0) == trajectory(1)
