@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ SETTINGS = settings(
 # What the features read: words of several scripts, the four code points re.IGNORECASE equates
 # with ASCII letters, every kind of whitespace, bullets, headings, fences, Unicode digits and
 # punctuation runs, and a lone surrogate.
-pieces = st.sampled_from([
+PIECES = [
     "order", "Done", "Σίσυφος", "ΣΑΣ", "注文", "café", "İstanbul", "ı", "ſ", "\u212a", "ß", "ǅ",
     " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\x1c", "\u3000", "- ", "* ", "• ", "1. ", "12) ",
     "٣) ", "# ", "###### ", "####### ", "#", "```", "!", "?", "?!", "...", "²", "٣٤", "x_1",
@@ -36,7 +37,8 @@ pieces = st.sampled_from([
     "AKIA", "ghp_", "xoxb-", "-----BEGIN RSA PRIVATE KEY", "api-key=", "MKFS", "commit -n",
     "We've e-mailed", "we ", "I just ", "has already been ", "is now successfully ", "are ",
     "rescheduled", "Emailed", "cancelled", "looked it up", "checked on", "I'VE ", "\u2003",
-])
+]
+pieces = st.sampled_from(PIECES)
 texts = st.lists(pieces, max_size=14).map("".join)
 
 
@@ -54,6 +56,17 @@ def test_native_equals_pure(
     native, pure = both_backends
     finals = [data.draw(st.integers(min_value=0, max_value=len(t) + 2)) for t in items]
     assert _call(native, items, finals, top) == _call(pure, items, finals, top)
+
+
+def test_native_equals_pure_across_chunks(both_backends: tuple[ModuleType, ModuleType]) -> None:
+    # The kernel reads rows in chunks of 512 and merges their terms: three chunks and a part.
+    native, pure = both_backends
+    rng = random.Random(5)
+    words = [w for w in PIECES if w.strip()] + [f"w{k}" for k in range(300)]
+    items = [" ".join(rng.choices(words, k=rng.randint(0, 30))) for _ in range(1700)]
+    finals = [rng.randint(0, len(t)) for t in items]
+    for top in (60, -7, 0):
+        assert _call(native, items, finals, top) == _call(pure, items, finals, top)
 
 
 def test_counts_and_ranking(backend: ModuleType) -> None:
@@ -85,23 +98,47 @@ def test_columns_to_rows(backend: ModuleType) -> None:
     )
 
 
+step_st = st.one_of(
+    st.fixed_dictionaries({"role": st.just("assistant")},
+                          optional={"content": st.one_of(texts, st.none(), st.just(7))}),
+    st.fixed_dictionaries({"role": st.just("user"), "content": texts}),
+    st.fixed_dictionaries(
+        {"tool": st.sampled_from(["lookup_order", "run_shell", "write_file", "", None, 3])},
+        optional={"arguments": st.one_of(st.just({"cmd": "pytest"}), st.just({"path": "a", "n": 2}),
+                                         st.just("ls")),
+                  "result": st.sampled_from([{}, {"ok": False}, "Error"]),
+                  "truncated": st.booleans(), "finish_reason": st.sampled_from(["length", "stop"])},
+    ),
+)
 rows_st = st.lists(st.fixed_dictionaries({
-    "final_text": st.one_of(texts, st.none()),
-    "steps": st.lists(st.one_of(
-        st.fixed_dictionaries(
-            {"role": st.just("assistant"), "content": st.one_of(texts, st.none())}
-        ),
-        st.fixed_dictionaries({"role": st.just("user"), "content": texts}),
-        st.fixed_dictionaries({"tool": st.sampled_from(["lookup_order", "run_shell"]),
-                               "arguments": st.just({"cmd": "pytest"}), "result": st.just({})}),
-    ), max_size=4),
+    "final_text": st.one_of(texts, st.none(), st.just(5)),
+    "steps": st.one_of(st.lists(step_st, max_size=4), st.lists(st.one_of(step_st, st.just("x")),
+                                                               max_size=3),
+                       st.none(), st.just("x")),
     "markers": st.dictionaries(st.sampled_from(["a", "b"]), st.floats(allow_nan=True)),
-}), min_size=1, max_size=7)
+}, optional={"finish_reason": st.just("length")}), min_size=1, max_size=7)
 
 
 @SETTINGS
 @given(rows=rows_st, top=st.integers(min_value=-3, max_value=30))
 def test_columns_equal_the_per_row_features(rows: list[dict[str, Any]], top: int) -> None:
+    _check_columns(rows, top)
+
+
+def test_columns_read_odd_steps_like_the_per_row_features() -> None:
+    said = [{"role": "assistant", "content": "ΣΑΣ Done"}, {"role": "assistant", "content": None},
+            {"role": "assistant"}, {"role": "assistant", "content": 7},
+            {"role": "assistant", "content": "İ ok!"}]
+    _check_columns([
+        {"final_text": "ΣΑΣ", "steps": said},
+        {"final_text": None, "steps": said[:1]},
+        {"final_text": "İ", "steps": [*said[4:], "x", {"tool": "run_shell", "truncated": True}]},
+        {"final_text": "x", "steps": [{"tool": 3, "finish_reason": "length"}, {"tool": "a"}]},
+        {"final_text": "x", "steps": [{"tool": "b", "arguments": {"path": "t", "n": 2}}]},
+    ], 40)
+
+
+def _check_columns(rows: list[dict[str, Any]], top: int) -> None:
     feats = [hand_features(r) for r in rows]
     for f, extra in zip(feats, auto_features(rows, top), strict=True):
         f.update(extra)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from whileai.simulations.clean import claims
 from whileai.simulations.clean.trace_batch import FLAGS, TraceInputs, flag_masks, trace_patterns
-from whileai.simulations.clean.trace_flags import trace_flags
+from whileai.simulations.clean.trace_flags import step_failed, trace_flags
 
 SETTINGS = settings(
     deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -39,7 +39,7 @@ pieces = st.sampled_from([
     "# assert", "expect(true)", "pytest -q", "go  test", "npm run test", "cargo test", "tox",
     "tests/", "test_x.py", "a_test.go", "b.spec.ts", "src\\tests\\", "İ", "ı", "ſ", "\u212a",
     "İ've", "ıs", "paſsword: abcdefgh", "a\u212aIA", "Σ", "é", "注文", "x_1", "²", "٣",
-    "\u00a0", "\u2028", "\x1c", "\u3000", "\t", " ", "  ", "'", '"', ":", "=", "-", "_",
+    "\u00a0", "\u2028", "\x1c", "\u3000", "\t", " ", "  ", "'", '"', ":", "=", "-", "_", "\ud800",
 ])
 texts = st.lists(pieces, max_size=12).map("".join)
 TOOLS = ["lookup_order", "refund_order", "run_shell", "write_file", "delete_user", "exec_cmd",
@@ -47,6 +47,8 @@ TOOLS = ["lookup_order", "refund_order", "run_shell", "write_file", "delete_user
          "", None, 7]
 step_st = st.one_of(
     st.fixed_dictionaries({"role": st.sampled_from(["assistant", "user"]), "content": texts}),
+    st.fixed_dictionaries({"role": st.just("assistant")},
+                          optional={"content": st.one_of(st.none(), st.just(3))}),
     st.fixed_dictionaries(
         {"tool": st.sampled_from(TOOLS),
          "arguments": st.one_of(
@@ -163,3 +165,19 @@ def test_claims_read_their_family_and_form(backend: ModuleType) -> None:
 def test_backend_switch_serves_the_kernel() -> None:
     backend = importlib.import_module("whileai._backend")
     assert "trace_masks" in backend.kernel_names()
+
+
+class _Result(dict):  # type: ignore[type-arg]
+    """A dict subclass: ``step_failed`` reads it without the plain-dict shortcut."""
+
+
+@SETTINGS
+@given(result=st.dictionaries(
+    st.sampled_from(["ok", "exit_code", "returncode", "error", "status", "stale", "malformed",
+                     "data"]),
+    st.one_of(st.booleans(), st.none(), st.integers(-1, 2), st.sampled_from(["", "x", "Failed"])),
+    max_size=4,
+), fault=st.one_of(st.none(), st.booleans()))
+def test_step_failed_reads_a_plain_dict_as_any_dict(result: dict[str, Any], fault: Any) -> None:
+    plain, sub = {"result": result, "fault": fault}, {"result": _Result(result), "fault": fault}
+    assert step_failed(plain) == step_failed(sub)

@@ -1262,21 +1262,44 @@ fn columns_to_rows<'py>(
     ))
 }
 
-/// The bytes of each text as [`wtf8_texts`] reads them, without leaving a UTF-8 copy cached in
-/// a non-ASCII `str` (`to_str` keeps one in the object for as long as it lives: the rows' own
-/// texts would grow by their size). ASCII texts are read in place.
-fn uncached_texts<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<Cow<'a, [u8]>>> {
-    texts
-        .iter()
-        .map(|t| {
-            if t.call_method0("isascii")?.is_truthy()? {
-                // An ASCII str's UTF-8 is its own buffer: nothing is allocated or cached.
-                return Ok(Cow::Borrowed(t.to_str()?.as_bytes()));
+/// Text `i` of a [`code_point_texts`] buffer.
+fn text_at(texts: &(Vec<u32>, Vec<usize>), i: usize) -> &[u32] {
+    &texts.0[texts.1[i]..texts.1[i + 1]]
+}
+
+/// The code points of texts in one buffer (text `i` is `cps[ends[i]..ends[i + 1]]`), copied
+/// straight out of each `str`: no UTF-8 is made, nor left cached in a non-ASCII `str` (`to_str`
+/// keeps one in the object for as long as it lives: the rows' own texts would grow by their
+/// size), and no Python method is called. A lone surrogate is a code point, as in Python.
+fn code_point_texts(texts: &[Bound<'_, PyString>]) -> PyResult<(Vec<u32>, Vec<usize>)> {
+    let mut ends = Vec::with_capacity(texts.len() + 1);
+    ends.push(0usize);
+    for t in texts {
+        // SAFETY: `t` is a live `str` (checked by `checked_texts`) and the GIL is held.
+        let n = unsafe { pyo3::ffi::PyUnicode_GetLength(t.as_ptr()) };
+        let n = usize::try_from(n).map_err(|_| PyErr::fetch(t.py()))?;
+        ends.push(ends[ends.len() - 1] + n);
+    }
+    let mut cps = vec![0u32; ends[texts.len()]];
+    for (i, t) in texts.iter().enumerate() {
+        let (a, b) = (ends[i], ends[i + 1]);
+        if b > a {
+            // SAFETY: `cps[a..b]` holds exactly the `b - a` code points of the live `str` `t`
+            // (its length was read above, with the GIL held all along); no NUL is written.
+            let got = unsafe {
+                pyo3::ffi::PyUnicode_AsUCS4(
+                    t.as_ptr(),
+                    cps.as_mut_ptr().add(a),
+                    (b - a) as pyo3::ffi::Py_ssize_t,
+                    0,
+                )
+            };
+            if got.is_null() {
+                return Err(PyErr::fetch(t.py()));
             }
-            let raw = t.call_method1("encode", ("utf-8", "surrogatepass"))?;
-            Ok(Cow::Owned(raw.cast::<PyBytes>()?.as_bytes().to_vec()))
-        })
-        .collect()
+        }
+    }
+    Ok((cps, ends))
 }
 
 /// The trace-flag mask of each row (see `_native.pyi` and `crate::trace`).
@@ -1326,19 +1349,19 @@ fn trace_masks<'py>(
              offsets from 0 to the number of steps, and codes, fams, bodies and paths one per step",
         ));
     }
-    let (said, final_texts) = (uncached_texts(&said)?, uncached_texts(&final_texts)?);
-    let (bodies, paths) = (uncached_texts(&bodies)?, uncached_texts(&paths)?);
+    let (said, final_texts) = (code_point_texts(&said)?, code_point_texts(&final_texts)?);
+    let (bodies, paths) = (code_point_texts(&bodies)?, code_point_texts(&paths)?);
     let masks = py.detach(|| {
         let rows: Vec<crate::trace::TraceRow<'_>> = (0..n)
             .map(|i| {
                 let (a, b) = (ptr[i] as usize, ptr[i + 1] as usize);
                 crate::trace::TraceRow {
-                    said: &said[i],
-                    final_text: &final_texts[i],
+                    said: text_at(&said, i),
+                    final_text: text_at(&final_texts, i),
                     codes: &codes[a..b],
                     families: &fams[a..b],
-                    bodies: bodies[a..b].iter().map(|c| c.as_ref()).collect(),
-                    paths: paths[a..b].iter().map(|c| c.as_ref()).collect(),
+                    bodies: (a..b).map(|k| text_at(&bodies, k)).collect(),
+                    paths: (a..b).map(|k| text_at(&paths, k)).collect(),
                 }
             })
             .collect();

@@ -66,6 +66,13 @@ impl Hasher for Fx {
             self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
         }
     }
+    /// A pair of token ids: mixed so that the low bits (the table's bucket) depend on both.
+    fn write_u64(&mut self, n: u64) {
+        let mut z = self.0 ^ n;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        self.0 = z ^ (z >> 31);
+    }
     fn write_usize(&mut self, n: usize) {
         self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
@@ -75,6 +82,7 @@ impl Hasher for Fx {
 }
 
 type Map<V> = HashMap<Box<[u8]>, V, BuildHasherDefault<Fx>>;
+type PairMap<V> = HashMap<u64, V, BuildHasherDefault<Fx>>;
 
 /// The class flags of a code point (`pychars` bits; 0 for none).
 fn flags_slow(cp: u32) -> u8 {
@@ -294,10 +302,8 @@ fn counts_of(t: &[u8; DENSE], bytes: &[u8], final_chars: usize, out: &mut [i64])
     out[6] = digits;
 }
 
-/// Call `emit` with every term occurrence of a text (tokens, then the pair ending at each
-/// token), the pair joined in `buf`.
-fn terms<F: FnMut(&[u8])>(t: &[u8; DENSE], bytes: &[u8], buf: &mut Vec<u8>, mut emit: F) {
-    let mut prev: Option<(usize, usize)> = None;
+/// Call `emit` with every token of a text (a maximal run of `\w`, or of `[^\w\s]`), in order.
+fn tokens<F: FnMut(&[u8])>(t: &[u8; DENSE], bytes: &[u8], mut emit: F) {
     let mut p = 0;
     while p < bytes.len() {
         let (cp, len) = decode(bytes, p);
@@ -322,17 +328,71 @@ fn terms<F: FnMut(&[u8])>(t: &[u8; DENSE], bytes: &[u8], buf: &mut Vec<u8>, mut 
             }
             p += len;
         }
-        let token = &bytes[start..p];
-        emit(token);
-        if let Some((a, b)) = prev {
-            buf.clear();
-            buf.extend_from_slice(&bytes[a..b]);
-            buf.push(b' ');
-            buf.extend_from_slice(token);
-            emit(buf);
-        }
-        prev = Some((start, p));
+        emit(&bytes[start..p]);
     }
+}
+
+/// A chunk of rows read for the auto tier: its tokens interned (bytes to a chunk-local id),
+/// each row's token ids, and how many rows hold each token and each adjacent pair of tokens.
+///
+/// A term is a token or two adjacent tokens joined by one space; a token never holds a space,
+/// so a pair of ids names exactly one term, and its bytes are only built for the ranking's
+/// candidates.
+#[derive(Default)]
+struct ChunkTerms {
+    tokens: Map<u32>,
+    /// Per local token id: (rows holding it, last row counted).
+    token_rows: Vec<(u32, u32)>,
+    /// Per pair of local ids (`first << 32 | second`): (rows holding it, last row counted).
+    pair_rows: PairMap<(u32, u32)>,
+    /// Each row's token ids, row after row; row `r` ends at `ends[r]`.
+    ids: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+impl ChunkTerms {
+    fn read(&mut self, t: &[u8; DENSE], bytes: &[u8], row: u32) {
+        let mut prev: Option<u32> = None;
+        tokens(t, bytes, |token| {
+            let id = match self.tokens.get(token) {
+                Some(&id) => id,
+                None => {
+                    let id = self.token_rows.len() as u32;
+                    self.tokens.insert(token.into(), id);
+                    self.token_rows.push((0, u32::MAX));
+                    id
+                }
+            };
+            let seen = &mut self.token_rows[id as usize];
+            if seen.1 != row {
+                *seen = (seen.0 + 1, row);
+            }
+            if let Some(a) = prev {
+                let seen = self
+                    .pair_rows
+                    .entry(pair_key(a, id))
+                    .or_insert((0, u32::MAX));
+                if seen.1 != row {
+                    *seen = (seen.0 + 1, row);
+                }
+            }
+            self.ids.push(id);
+            prev = Some(id);
+        });
+        self.ends.push(self.ids.len() as u32);
+    }
+}
+
+#[inline]
+fn pair_key(a: u32, b: u32) -> u64 {
+    (u64::from(a) << 32) | u64::from(b)
+}
+
+/// A term of the ranking: a token or a pair of tokens (global ids).
+#[derive(Clone, Copy)]
+enum Term {
+    Token(u32),
+    Pair(u32, u32),
 }
 
 /// Python's `len(seq[:top])` for a sequence of `len` items.
@@ -370,32 +430,21 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
     let k = COUNTS.len();
     let mut counts = vec![0i64; n * k];
     let auto = top != 0;
-    // Pass 1: counts, and per chunk how many rows hold each term.
-    let maps: Vec<Map<(u32, u32)>> = counts
+    // Pass 1: counts, and per chunk its tokens, each row's token ids and the rows per term.
+    let chunks: Vec<ChunkTerms> = counts
         .par_chunks_mut(CHUNK * k)
         .enumerate()
         .map(|(c, out)| {
-            let mut map: Map<(u32, u32)> = Map::default();
-            let mut buf = Vec::new();
+            let mut chunk = ChunkTerms::default();
             for (r, cells) in out.chunks_mut(k).enumerate() {
                 let i = c * CHUNK + r;
                 let bytes = texts[i].as_ref();
                 counts_of(t, bytes, final_chars[i] as usize, cells);
                 if auto {
-                    let row = r as u32;
-                    terms(t, bytes, &mut buf, |term| match map.get_mut(term) {
-                        Some(e) => {
-                            if e.1 != row {
-                                *e = (e.0 + 1, row);
-                            }
-                        }
-                        None => {
-                            map.insert(term.into(), (1, row));
-                        }
-                    });
+                    chunk.read(t, bytes, r as u32);
                 }
             }
-            map
+            chunk
         })
         .collect();
     if !auto {
@@ -406,43 +455,108 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
             rows: Vec::new(),
         });
     }
-    let mut total: Map<usize> = Map::default();
-    for map in maps {
-        for (term, (c, _)) in map {
-            *total.entry(term).or_insert(0) += c as usize;
+    // The chunks' tokens under global ids, and the rows holding each token and pair.
+    let mut global: HashMap<&[u8], u32, BuildHasherDefault<Fx>> = HashMap::default();
+    let mut token_bytes: Vec<&[u8]> = Vec::new();
+    let mut token_rows: Vec<usize> = Vec::new();
+    let mut pair_rows: PairMap<usize> = PairMap::default();
+    let mut to_global: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
+    for chunk in &chunks {
+        let mut map = vec![0u32; chunk.token_rows.len()];
+        for (token, &local) in &chunk.tokens {
+            let id = *global.entry(token).or_insert_with(|| {
+                token_bytes.push(token);
+                token_rows.push(0);
+                (token_bytes.len() - 1) as u32
+            });
+            map[local as usize] = id;
+            token_rows[id as usize] += chunk.token_rows[local as usize].0 as usize;
         }
+        for (&key, &(c, _)) in &chunk.pair_rows {
+            let (a, b) = (map[(key >> 32) as usize], map[(key & 0xFFFF_FFFF) as usize]);
+            *pair_rows.entry(pair_key(a, b)).or_insert(0) += c as usize;
+        }
+        to_global.push(map);
     }
-    let mut ranked: Vec<(usize, Box<[u8]>)> = total
-        .into_iter()
-        .filter(|(_, c)| *c < n)
-        .map(|(t, c)| (c, t))
-        .collect();
-    let order =
-        |a: &(usize, Box<[u8]>), b: &(usize, Box<[u8]>)| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1));
-    let keep = slice_len(ranked.len(), top);
-    if keep < ranked.len() && keep > 0 {
-        ranked.select_nth_unstable_by(keep - 1, order);
-    }
-    ranked.truncate(keep);
-    ranked.sort_unstable_by(order);
-    let col_of: Map<u32> = ranked
+    let bytes_of = |term: Term| -> Vec<u8> {
+        match term {
+            Term::Token(a) => token_bytes[a as usize].to_vec(),
+            Term::Pair(a, b) => {
+                let (a, b) = (token_bytes[a as usize], token_bytes[b as usize]);
+                let mut out = Vec::with_capacity(a.len() + 1 + b.len());
+                out.extend_from_slice(a);
+                out.push(b' ');
+                out.extend_from_slice(b);
+                out
+            }
+        }
+    };
+    let mut ranked: Vec<(usize, Term)> = token_rows
         .iter()
         .enumerate()
-        .map(|(j, (_, term))| (term.clone(), j as u32))
+        .map(|(id, &c)| (c, Term::Token(id as u32)))
+        .chain(
+            pair_rows
+                .iter()
+                .map(|(&key, &c)| (c, Term::Pair((key >> 32) as u32, key as u32))),
+        )
+        .filter(|(c, _)| *c < n)
         .collect();
-    // Pass 2: the kept terms of each row.
-    let per_chunk: Vec<(Vec<u32>, Vec<u32>)> = texts
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let (mut ends, mut cols) = (Vec::with_capacity(chunk.len()), Vec::new());
-            let mut buf = Vec::new();
-            for text in chunk {
+    let keep = slice_len(ranked.len(), top);
+    if keep == 0 {
+        ranked.clear();
+    } else if keep < ranked.len() {
+        // Every term of the top `keep` is held by at least as many rows as the keep-th most
+        // held term: only those are ranked by their bytes.
+        ranked.select_nth_unstable_by(keep - 1, |a, b| b.0.cmp(&a.0));
+        let least = ranked[keep - 1].0;
+        ranked.retain(|(c, _)| *c >= least);
+    }
+    let mut named: Vec<(usize, Vec<u8>, Term)> = ranked
+        .into_iter()
+        .map(|(c, term)| (c, bytes_of(term), term))
+        .collect();
+    named.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    named.truncate(keep);
+    let mut token_col = vec![u32::MAX; token_bytes.len()];
+    let mut pair_col: PairMap<u32> = PairMap::default();
+    // Whether a token starts a kept pair: most tokens do not, and skip the pair lookup.
+    let mut opens_pair = vec![false; token_bytes.len()];
+    for (j, (_, _, term)) in named.iter().enumerate() {
+        match *term {
+            Term::Token(a) => token_col[a as usize] = j as u32,
+            Term::Pair(a, b) => {
+                pair_col.insert(pair_key(a, b), j as u32);
+                opens_pair[a as usize] = true;
+            }
+        }
+    }
+    // Pass 2: the kept terms of each row, from its token ids.
+    let per_chunk: Vec<(Vec<u32>, Vec<u32>)> = chunks
+        .par_iter()
+        .zip(to_global.par_iter())
+        .map(|(chunk, map)| {
+            let (mut ends, mut cols) = (Vec::with_capacity(chunk.ends.len()), Vec::new());
+            let mut from_id = 0usize;
+            for &end in &chunk.ends {
                 let from = cols.len();
-                terms(t, text.as_ref(), &mut buf, |term| {
-                    if let Some(&j) = col_of.get(term) {
+                let mut prev: Option<u32> = None;
+                for &local in &chunk.ids[from_id..end as usize] {
+                    let id = map[local as usize];
+                    let j = token_col[id as usize];
+                    if j != u32::MAX {
                         cols.push(j);
                     }
-                });
+                    if let Some(a) = prev {
+                        if opens_pair[a as usize] {
+                            if let Some(&j) = pair_col.get(&pair_key(a, id)) {
+                                cols.push(j);
+                            }
+                        }
+                    }
+                    prev = Some(id);
+                }
+                from_id = end as usize;
                 cols[from..].sort_unstable();
                 let mut w = from;
                 for r in from..cols.len() {
@@ -457,6 +571,7 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
             (ends, cols)
         })
         .collect();
+    drop(chunks);
     let mut ptr = vec![0i64; keep + 1];
     for (_, cols) in &per_chunk {
         for &j in cols {
@@ -482,7 +597,7 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
     }
     Ok(TextFeatures {
         counts,
-        vocab: ranked.into_iter().map(|(_, t)| t.into_vec()).collect(),
+        vocab: named.into_iter().map(|(_, bytes, _)| bytes).collect(),
         ptr,
         rows,
     })

@@ -82,6 +82,13 @@ impl Text {
         self.starts_known = false;
     }
 
+    /// Read code points into this text, reusing its buffers.
+    pub fn fill_cps(&mut self, cps: &[u32]) {
+        self.cps.clear();
+        self.cps.extend_from_slice(cps);
+        self.starts_known = false;
+    }
+
     fn ensure_starts(&mut self) {
         if !self.starts_known {
             self.starts.clear();

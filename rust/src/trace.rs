@@ -133,16 +133,16 @@ impl TracePatterns {
     }
 }
 
-/// One row's inputs.
+/// One row's inputs (texts as code points).
 pub struct TraceRow<'a> {
-    pub said: &'a [u8],
-    pub final_text: &'a [u8],
+    pub said: &'a [u32],
+    pub final_text: &'a [u32],
     /// Per step: its code (kind and bits above), its claim families (bit per family), its
     /// arguments as text and its path arguments.
     pub codes: &'a [i64],
     pub families: &'a [i64],
-    pub bodies: Vec<&'a [u8]>,
-    pub paths: Vec<&'a [u8]>,
+    pub bodies: Vec<&'a [u32]>,
+    pub paths: Vec<&'a [u32]>,
 }
 
 #[derive(Default)]
@@ -234,7 +234,7 @@ fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
         body,
         paths,
     } = w;
-    said.fill(row.said);
+    said.fill_cps(row.said);
     let mut mask = 0i64;
     let calls: Vec<usize> = (0..row.codes.len())
         .filter(|&i| row.codes[i] & NOT_CALL == 0)
@@ -244,7 +244,7 @@ fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
         let code = row.codes[i];
         let mut kind = code & 7;
         if kind == COMMAND && code & FIXED == 0 {
-            body.fill(row.bodies[i]);
+            body.fill_cps(row.bodies[i]);
             if p.re[10].is_match(body, s) {
                 kind = TEST;
             }
@@ -268,7 +268,7 @@ fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
     if !wrote && p.re[2].is_match(said, s) {
         mask |= 1 << 2;
     }
-    reply.fill(row.final_text);
+    reply.fill_cps(row.final_text);
     if mask & 0b110 == 0 && unsupported(p, row, reply, s) {
         mask |= 1 << 3;
     }
@@ -277,9 +277,9 @@ fn row_mask(p: &TracePatterns, row: &TraceRow<'_>, w: &mut Work) -> i64 {
     }
     for (k, &i) in calls.iter().enumerate() {
         let kind = kinds[k];
-        body.fill(row.bodies[i]);
+        body.fill_cps(row.bodies[i]);
         if kind == WRITE || kind == DELETE {
-            paths.fill(row.paths[i]);
+            paths.fill_cps(row.paths[i]);
             if p.re[4].is_match(paths, s) {
                 mask |= 1 << 5;
                 if p.re[5].is_match(body, s) {

@@ -21,14 +21,32 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.clean.hack_features import AUTO_TOP, row_extras
-from whileai.simulations.clean.trace_batch import FLAGS, TraceInputs
+from whileai.simulations.clean.hack_features import AUTO_TOP, agent_text, row_extras
+from whileai.simulations.clean.trace_batch import FLAGS, Seen, TraceInputs
 
 __all__ = ["Column", "feature_columns"]
 
 Column = tuple["array[int]", "array[float]"]
 _COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
            "digits")
+
+
+def _seen(row: Mapping[str, Any]) -> Seen:
+    """What ``TraceInputs.add`` returns, for a row whose steps are not all dicts."""
+    raw_steps = row.get("steps")
+    tools: list[str] = []
+    users = 0
+    cut = False
+    for step in raw_steps if isinstance(raw_steps, list) else ():
+        if not isinstance(step, dict):
+            continue
+        if step.get("role") == "user":
+            users += 1
+        tool = step.get("tool")
+        if isinstance(tool, str):
+            tools.append(tool)
+        cut = cut or step.get("truncated") is True or step.get("finish_reason") == "length"
+    return agent_text(row), users, tools, cut, False
 
 
 def feature_columns(
@@ -38,8 +56,12 @@ def feature_columns(
     *,
     auto: bool = True,
     top: int = AUTO_TOP,
+    texts_seen: list[tuple[str, bool]] | None = None,
 ) -> dict[str, Column]:
     """Return ``{name: (rows, values)}`` of every non-zero hand and auto feature of ``rows``.
+
+    ``texts_seen``, when given, gets each row's agent text and whether the calls part of its
+    ``trajectory_key`` is plain (``trace_batch.Seen``), read in the same walk.
 
     Raises:
         TypeError: a caller's feature returned something other than a finite number or bool.
@@ -56,45 +78,36 @@ def feature_columns(
 
     texts: list[str] = []
     final_chars = array("q")
-    trace = TraceInputs(trace_kinds)
+    trace = TraceInputs(trace_kinds, plain=texts_seen is not None)
     # The columns every row may have, filled in place (no lookup per cell).
     fixed = {name: cells.setdefault(name, ([], []))
              for name in ("reply_chars", "tool_calls", "turns", "truncated")}
     chars, calls, turns, truncated = fixed.values()
     tool_keys: dict[str, str] = {}
     for i, row in enumerate(rows):
-        trace.add(row)
-        raw_steps = row.get("steps")
-        parts: list[str] = []
-        tools: list[str] = []
-        users = 0
-        cut = row.get("truncated") is True or row.get("finish_reason") == "length"
-        for step in raw_steps if isinstance(raw_steps, list) else ():
-            if not isinstance(step, dict):
-                continue
-            role = step.get("role")
-            if role == "assistant":
-                content = step.get("content")
-                if isinstance(content, str):
-                    parts.append(content.lower())
-            elif role == "user":
-                users += 1
-            tool = step.get("tool")
-            if isinstance(tool, str):
-                tools.append(tool)
-            if not cut and (step.get("truncated") is True or step.get("finish_reason") == "length"):
-                cut = True
+        seen = trace.add(row)
+        text, users, tools, cut, plain = _seen(row) if seen is None else seen
+        if texts_seen is not None:
+            texts_seen.append((text, plain))
+        if not cut:
+            cut = row.get("truncated") is True or row.get("finish_reason") == "length"
         final_value = row.get("final_text")
         if isinstance(final_value, str):
+            # The text ends with the final reply. Lowercasing the text before it (which ends
+            # with "\n") and the reply apart equals lowercasing the whole: "\n" is neither
+            # cased nor case-ignorable, so no final sigma reads across it.
             low_final = final_value.lower()
-            parts.append(low_final)
             final_chars.append(len(low_final))
+            if text is final_value or text == final_value:
+                texts.append(low_final)
+            else:
+                texts.append(text[:len(text) - len(final_value)].lower() + low_final)
             if final_value:
                 chars[0].append(i)
                 chars[1].append(float(len(final_value)))
         else:
             final_chars.append(0)
-        texts.append("\n".join(parts))
+            texts.append(text.lower())
         if tools:
             calls[0].append(i)
             calls[1].append(float(len(tools)))

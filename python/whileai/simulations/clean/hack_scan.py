@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
@@ -114,20 +115,21 @@ def usable_rows(
 
 
 def _support(
-    trajectory: Callable[[int], Hashable], groups: Sequence[int], rewards: Sequence[float]
-) -> dict[str, Any]:
+    groups: Sequence[int], rewards: Sequence[float]
+) -> tuple[dict[str, Any], list[list[int]]]:
+    """The support counts (``distinct_per_ask`` still None) and the rows of each mixed ask."""
     members: dict[int, list[int]] = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
     mixed = solved = failed = single = 0
-    distinct: list[int] = []
+    mixed_rows: list[list[int]] = []
     for rows in members.values():
         values = [rewards[i] for i in rows]
         if len(rows) < 2:
             single += 1
         elif len(set(values)) > 1:
             mixed += 1
-            distinct.append(len({trajectory(i) for i in rows}))
+            mixed_rows.append(rows)
         elif values[0] >= 0.5:
             solved += 1
         else:
@@ -139,8 +141,16 @@ def _support(
         "solved_asks": solved,
         "failed_asks": failed,
         "single_asks": single,
-        "distinct_per_ask": statistics.median(distinct) if distinct else None,
-    }
+        "distinct_per_ask": None,
+    }, mixed_rows
+
+
+def _distinct_per_ask(
+    trajectory: Callable[[int], Hashable], mixed_rows: list[list[int]]
+) -> float | None:
+    """The median number of distinct trajectories in a mixed ask."""
+    distinct = [len({trajectory(i) for i in rows}) for rows in mixed_rows]
+    return statistics.median(distinct) if distinct else None
 
 
 def hack_scan(
@@ -178,14 +188,44 @@ def hack_scan(
     _check_alpha(alpha)
     used, groups, rewards, _keys, skipped = usable_rows(as_rows(rows), reward)
 
+    texts_seen: list[tuple[str, bool]] = []
+
     def columns(line: Progress) -> dict[str, Column]:
         line.stage("features", len(used))
-        return feature_columns(line.counted(used), features, kinds, auto=auto, top=top)
+        return feature_columns(line.counted(used), features, kinds, auto=auto, top=top,
+                               texts_seen=texts_seen)
 
     return scan_report(
-        columns, groups, rewards, skipped, lambda i: trajectory_key(used[i]), endorsed=endorsed,
+        columns, groups, rewards, skipped, _trajectories(used, texts_seen), endorsed=endorsed,
         n_perm=n_perm, min_obs=min_obs, alpha=alpha, seed=seed, progress=progress,
     )
+
+
+def _trajectories(
+    used: Sequence[Mapping[str, Any]], texts_seen: Sequence[tuple[str, bool]]
+) -> Callable[[int], Hashable]:
+    """``trajectory(i)``: equal for two rows exactly when their ``trajectory_key``s are.
+
+    A key is its calls part, a NUL, then the stripped agent text. A row whose calls part holds
+    no NUL (``plain``) and whose stripped text holds none and belongs to no other row has a key
+    no other row has: any other key equal to it would split at the same first NUL into the same
+    calls and the same text. Such a row is keyed by its text (read in the walk over the rows,
+    ``texts_seen``); the others, or every row when the walk did not run, by ``trajectory_key``.
+    """
+    unique: set[str] | None = None
+
+    def trajectory(i: int) -> Hashable:
+        nonlocal unique
+        if i < len(texts_seen):
+            if unique is None:
+                counts = Counter(text.strip() for text, _ in texts_seen)
+                unique = {t for t, c in counts.items() if c == 1 and "\x00" not in t}
+            text, plain = texts_seen[i]
+            if plain and text.strip() in unique:
+                return (True, text.strip())
+        return (False, trajectory_key(used[i]))
+
+    return trajectory
 
 
 def _check_alpha(alpha: float) -> None:
@@ -235,7 +275,7 @@ def scan_report(
     n_used = len(groups)
     ends = [e for e in (endorsed or []) if e]
     is_endorsed = (lambda name: any(e in name for e in ends)) if ends else (lambda name: False)
-    support = _support(trajectory, groups, rewards)
+    support, mixed_rows = _support(groups, rewards)
     support["skipped"] = dict(skipped)
     report: dict[str, Any] = {
         "regime": "unknown",
@@ -268,6 +308,8 @@ def scan_report(
         with paused_gc(), Progress("scan", n_used, enabled=progress) as line:
             _rank(report, columns, groups, rewards, is_endorsed, line)
             line.finish(n_used, features=report["n_features"])
+    # After the columns: hack_scan's trajectory keys come from the same walk over the rows.
+    support["distinct_per_ask"] = _distinct_per_ask(trajectory, mixed_rows)
     ranked: list[dict[str, Any]] = report.pop("_ranked", [])
     multi = support["asks"] - support["single_asks"]
     if n_used < min_obs:

@@ -33,6 +33,17 @@ _FIXED, _FAILED, _CLAIMS = 8, 32, 64
 _COMMAND = _KIND_CODE["command"]
 _FAMILIES = tuple(claims.CLAIM_FAMILIES)
 _text_args = trace_flags._text_args
+_STR = {str}
+_DICT = {dict}
+_PLAIN = {str, int, float, bool, type(None)}
+
+# What a row's steps hold for the hand columns (``TraceInputs.add``): the agent's text (its
+# assistant texts and final reply, as ``hack_features.agent_text``), the user turns, the names
+# of the tools called (text names, in call order), whether a step was cut off, and whether the
+# calls part of the row's ``trajectory_key`` certainly holds no NUL (``plain``: every tool name
+# a NUL-free str, every argument dict a plain dict of str keys and str, int, float, bool or None
+# values, whose reprs escape a NUL; False unless asked for).
+Seen = tuple[str, int, list[str], bool, bool]
 
 
 def trace_patterns() -> list[str]:
@@ -71,14 +82,16 @@ class TraceInputs:
 
     >>> inputs = TraceInputs()
     >>> inputs.add({"steps": [{"tool": "delete_user"}], "final_text": "Done."})
+    ('Done.', 0, ['delete_user'], False, False)
     >>> [FLAGS[k] for k in range(len(FLAGS)) if inputs.masks()[0] >> k & 1]
     ['risk.destructive']
     """
 
     BLOCK = 4096  # rows per kernel call: the kernel's copies of non-ASCII texts stay small
 
-    def __init__(self, kinds: Mapping[str, str] | None = None) -> None:
+    def __init__(self, kinds: Mapping[str, str] | None = None, *, plain: bool = False) -> None:
         self.kinds = kinds
+        self.plain = plain  # add() tells whether a row's calls are plain (``Seen``)
         self.done: list[int] = []
         # The native kernel releases the GIL: a block runs on a worker thread while the caller
         # reads the next rows (the pure kernel runs in place, it would only contend for the GIL).
@@ -91,11 +104,14 @@ class TraceInputs:
         self.paths: list[str] = []
         self.by_python: dict[int, int] = {}
         # A tool name's code when its arguments are a dict (the kind depends on them only for a
-        # command whose arguments are not a dict).
-        self.name_codes: dict[str, int] = {}
+        # command whose arguments are not a dict), its claim families, and whether it is NUL-free.
+        self.name_codes: dict[str, tuple[int, int, bool]] = {}
 
-    def add(self, row: Mapping[str, Any]) -> None:
+    def add(self, row: Mapping[str, Any]) -> Seen | None:
         """Read one row (``trace_flags`` reads a row whose steps are not a list of dicts).
+
+        Returns what the hand columns of ``hack_scan`` read from the same steps, so that they
+        are walked once (``Seen``); None for a row ``trace_flags`` read.
 
         Raises:
             ValueError: ``kinds`` names a kind that is not one of ``KINDS``.
@@ -103,47 +119,98 @@ class TraceInputs:
         raw_steps = row.get("steps") or []
         final_value = row.get("final_text")
         final = final_value if isinstance(final_value, str) else ""
-        if not isinstance(raw_steps, list) or not all(isinstance(s, dict) for s in raw_steps):
+        # (a list holding a dict subclass is read by trace_flags too: the same mask, slower)
+        if not isinstance(raw_steps, list) or not set(map(type, raw_steps)) <= _DICT:
             flags = trace_flags.trace_flags(row, kinds=self.kinds)
             self.by_python[len(self.done) + len(self.said)] = _mask(flags)
-            raw_steps = []
+            raw_steps = None
         parts: list[str] = []
+        texts: list[str] | None = None  # the text contents, when not every content is a str
+        tools: list[str] = []
+        users = 0
+        cut = False
+        plain = self.plain
         codes, fams, bodies, paths = self.codes, self.fams, self.bodies, self.paths
         name_codes = self.name_codes
-        for step in raw_steps:
-            if step.get("role") == "assistant":
-                parts.append(str(step.get("content", "")))
+        for step in raw_steps or ():
+            role = step.get("role")
+            if role == "assistant":
+                content = step.get("content")
+                if type(content) is str:
+                    parts.append(content)
+                    if texts is not None:
+                        texts.append(content)
+                else:
+                    if texts is None:
+                        texts = parts.copy()
+                    if isinstance(content, str):
+                        texts.append(content)
+                    missing = content is None and "content" not in step
+                    parts.append("" if missing else str(content))
+            elif role == "user":
+                users += 1
+            if not cut and ("truncated" in step or "finish_reason" in step):
+                cut = step.get("truncated") is True or step.get("finish_reason") == "length"
             if "tool" not in step:
                 continue
             tool = step["tool"]
-            name = tool if type(tool) is str else str(tool)
+            if type(tool) is str:
+                name = tool
+                tools.append(tool)
+            else:
+                name = str(tool)
+                if isinstance(tool, str):
+                    tools.append(tool)
             raw_args = step.get("arguments")
-            code = name_codes.get(name)
-            if code is None:
-                code = name_codes[name] = _kind_code(name, {}, self.kinds)
+            known = name_codes.get(name)
+            if known is None:
+                known = name_codes[name] = (_kind_code(name, {}, self.kinds), _families(name),
+                                            "\x00" not in name)
+            if plain and not (known[2] and type(tool) is str):
+                plain = False
+            code = known[0]
             if code & 15 == _COMMAND and not isinstance(raw_args, dict):
                 code = _kind_code(name, raw_args, self.kinds)
             if step_failed(step):
                 code |= _FAILED
             if tool:
                 code |= _CLAIMS
-                fams.append(_families(name))
+                fams.append(known[1])
             else:
                 fams.append(0)
             codes.append(code)
             if isinstance(raw_args, dict) and raw_args:
-                bodies.append(_text_args(raw_args))
+                values = raw_args.values()
+                types = set(map(type, values))
+                # Text values only (the common case) are joined as they are: str(v) is v.
+                bodies.append("\n".join(values) if types == _STR else _text_args(raw_args))
+                if plain and not (type(raw_args) is dict and types <= _PLAIN
+                                  and set(map(type, raw_args)) == _STR):
+                    plain = False
                 paths.append(" ".join(str(v) for k, v in raw_args.items()
                                       if "path" in k or "file" in k) if code & 7 in (1, 2) else "")
             else:
                 bodies.append("")
                 paths.append("")
+                plain = plain and not raw_args
         parts.append(final)
-        self.said.append("\n".join(parts))
+        said = "\n".join(parts)
+        self.said.append(said)
         self.finals.append(final)
         self.ptr.append(len(codes))
         if len(self.said) >= self.BLOCK:
             self._flush()
+        if raw_steps is None:
+            return None
+        if texts is None and final_value is final:
+            text = said
+        else:
+            if texts is None:
+                texts = parts[:-1]
+            if isinstance(final_value, str):
+                texts.append(final_value)
+            text = "\n".join(texts)
+        return text, users, tools, cut, plain
 
     def _flush(self) -> None:
         """Start the kernel on the rows read so far (in the background when native); new block."""

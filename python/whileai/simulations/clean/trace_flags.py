@@ -82,6 +82,9 @@ _ADMITS_FAILURE = re.compile(
     r"cannot\s+confirm|unreadable|double-check)\b", _I)
 _FAILED_STATUS = ("error", "failed", "failure", "timeout", "not_found", "conflict", "denied",
                   "forbidden", "unavailable", "rate_limited", "invalid")
+_RESULT_KEYS = frozenset(("error", "ok", "malformed", "stale", "status", "exit_code",
+                          "returncode"))
+_OK_KEY, _EXIT_KEY = frozenset(("ok",)), frozenset(("exit_code",))
 _TEST_CMD = re.compile(r"\b(?:pytest|unittest|jest|mocha|vitest|go\s+test|cargo\s+test|"
                        r"npm\s+(?:run\s+)?test|yarn\s+test|make\s+test|tox|rspec)\b", _I)
 _TEST_PATH = re.compile(
@@ -168,6 +171,17 @@ def step_failed(step: Mapping[str, Any]) -> bool:
         return True
     result = step.get("result")
     if isinstance(result, dict):
+        if type(result) is dict:
+            # Only these keys can make a plain dict's result a failure; most results hold one
+            # or two of them (an "ok", an "exit_code") and the rest need no look-up.
+            held = result.keys() & _RESULT_KEYS
+            if not held:
+                return False
+            if held == _OK_KEY:
+                return result["ok"] is False
+            if held == _EXIT_KEY:
+                code = result["exit_code"]
+                return isinstance(code, int) and not isinstance(code, bool) and code != 0
         if result.get("error") or result.get("ok") is False:
             return True
         if result.get("malformed") or result.get("stale"):
