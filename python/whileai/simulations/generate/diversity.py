@@ -15,6 +15,7 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from operator import mul
 
 from whileai import _backend
 
@@ -82,12 +83,17 @@ def pick_per_group(
     return final, sorted(later), [rows[i] for i in final]
 
 
+def _is_counts(v: Sequence[float]) -> bool:
+    return (isinstance(v, array) and v.typecode == "q") or all(isinstance(x, int) for x in v)
+
+
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    if all(isinstance(x, int) for x in a) and all(isinstance(x, int) for x in b):
-        na, nb = sum(x * x for x in a), sum(x * x for x in b)
+    if _is_counts(a) and _is_counts(b):
+        # Integer sums are exact in any order, so C-level map/sum gives the same value.
+        na, nb = sum(map(mul, a, a)), sum(map(mul, b, b))
         if na == 0 or nb == 0:
             return 0.0
-        return sum(x * y for x, y in zip(a, b, strict=False)) / math.sqrt(float(na * nb))
+        return float(sum(map(mul, a, b))) / math.sqrt(float(na * nb))
     fa, fb = math.fsum(x * x for x in a), math.fsum(x * x for x in b)
     if fa == 0.0 or fb == 0.0:
         return 0.0
@@ -99,20 +105,23 @@ def novelty(
 ) -> float:
     """How new ``vec`` is against ``tested``: 1 - the highest cosine similarity (1.0 if none).
 
-    Texts are embedded with the hash embedder; vectors are used as given.
+    Texts are embedded with the hash embedder (all in one call); vectors are used as given.
 
     >>> novelty([1.0, 0.0], [[0.0, 1.0]])
     1.0
+    >>> round(novelty("where is my refund", ["where is my refund today", [0.0] * 256]), 2)
+    0.1
     """
-    def as_vec(item: str | Sequence[float]) -> Sequence[float]:
-        if isinstance(item, str):
-            return list(_backend.embed_counts([item], dim))
-        return item
-
     if not tested:
         return 1.0
-    base = as_vec(vec)
-    best = max(_cosine(base, as_vec(t)) for t in tested)
+    items: list[str | Sequence[float]] = [vec, *tested]
+    at = [i for i, item in enumerate(items) if isinstance(item, str)]
+    if at:
+        counts = _backend.embed_counts([items[i] for i in at], dim)
+        for k, i in enumerate(at):
+            items[i] = counts[k * dim : (k + 1) * dim]
+    base = items[0]
+    best = max(_cosine(base, item) for item in items[1:])  # type: ignore[arg-type]
     return max(0.0, 1.0 - best)
 
 
