@@ -134,9 +134,12 @@ def _start_ray(ray: Any, root: Path, attempts: int = 3) -> None:
         try:
             with warnings.catch_warnings():  # Ray's start leaves /dev/null handles to the GC
                 warnings.simplefilter("ignore", ResourceWarning)
+                # Two malloc arenas for the whole job, as docs/scale.md advises: the span
+                # tasks then share the job's workers instead of starting their own each test.
                 ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(root),
                          _node_ip_address="127.0.0.1", log_to_driver=False,
-                         configure_logging=False)
+                         configure_logging=False,
+                         runtime_env={"env_vars": {"MALLOC_ARENA_MAX": "2"}})
                 gc.collect()
             return
         except Exception as exc:  # Ray raises a bare Exception for a start-up time-out

@@ -322,6 +322,20 @@ def _stop(ray: Any, waiting: list[Any], out: str | None, spans_made: int) -> Non
                 os.remove(_part_path(out, k))
 
 
+def _span_env(ray: Any) -> dict[str, Any] | None:
+    """The span tasks' ``runtime_env``: two malloc arenas, unless the job already sets them.
+
+    glibc gives each new thread a malloc arena of its own, up to 8 per core; in a Ray worker
+    (~26 threads of Ray's own) a span's buffers landed in a different arena each span, and arenas
+    do not give memory back: ~25 MiB more private memory per 24 MiB span. Two arenas keep a
+    worker flat over its spans (docs/scale.md, "Costs"). A task-level variable makes Ray start
+    workers of their own for these tasks (seconds each); a job that sets it in
+    ``ray.init(runtime_env=...)`` already runs every worker that way, so the tasks share them.
+    """
+    job = ray.get_runtime_context().runtime_env or {}
+    return None if "MALLOC_ARENA_MAX" in (job.get("env_vars") or {}) else _SPAN_ENV
+
+
 def _part_path(out: str, order: int) -> str:
     return os.path.join(out, f"part-{order:06d}.parquet")
 
@@ -332,12 +346,7 @@ def _on_spans(ray: Any, cut: list[Span], index: EvalIndex, knobs: dict[str, Any]
     """One task per span; the span reports in file order, however the tasks finish."""
     if out is not None:
         os.makedirs(out, exist_ok=True)
-    # glibc gives each new thread a malloc arena of its own, up to 8 per core; in a Ray worker
-    # (~26 threads of Ray's own) the span's buffers landed in a different arena each span, and
-    # arenas do not give memory back: ~25 MiB more private memory per 24 MiB span. Two arenas
-    # keep a worker flat over its spans (docs/scale.md, "Costs"); the variable applies to the
-    # worker processes Ray starts for these tasks only.
-    task = ray.remote(num_returns=2, runtime_env=_SPAN_ENV)(_check_span)
+    task = ray.remote(num_returns=2, runtime_env=_span_env(ray))(_check_span)
     shared = ray.put(index)
     # in a list, so Ray hands the task the reference (loaded once per worker), not the index
     refs = [task.remote(span, [shared], knobs, batch_size, out) for span in cut]
