@@ -130,49 +130,23 @@ pub trait RowId: Copy + Send + Sync {
     fn from_index(i: usize) -> Self;
 }
 
-impl RowId for i32 {
-    #[inline]
-    fn index(self) -> usize {
-        self as usize
-    }
-    #[inline]
-    fn from_index(i: usize) -> Self {
-        i as i32
-    }
+// Ids are below the row count, which fits every type the callers store them in.
+macro_rules! row_id {
+    ($($t:ty),*) => {$(
+        impl RowId for $t {
+            #[inline]
+            fn index(self) -> usize {
+                self as usize
+            }
+            #[inline]
+            fn from_index(i: usize) -> Self {
+                i as $t
+            }
+        }
+    )*};
 }
 
-impl RowId for i64 {
-    #[inline]
-    fn index(self) -> usize {
-        self as usize
-    }
-    #[inline]
-    fn from_index(i: usize) -> Self {
-        i as i64
-    }
-}
-
-impl RowId for u32 {
-    #[inline]
-    fn index(self) -> usize {
-        self as usize
-    }
-    #[inline]
-    fn from_index(i: usize) -> Self {
-        i as u32
-    }
-}
-
-impl RowId for usize {
-    #[inline]
-    fn index(self) -> usize {
-        self
-    }
-    #[inline]
-    fn from_index(i: usize) -> Self {
-        i
-    }
-}
+row_id!(i32, i64, u32, usize);
 
 /// A column-major matrix with one group id and one reward per row (docs/kernels.md, "Scan").
 ///
