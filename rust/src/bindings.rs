@@ -571,17 +571,39 @@ fn within_group_scan<'py>(
         reward: &reward,
     };
     crate::scan::check_input(&input)?;
-    let n_perm = count_arg(n_perm.bind(py))?;
-    let seed = seed_arg(seed.bind(py), "seed")?;
-    let conjoin = int_buffer(conjoin.bind(py))?;
-    crate::scan::check_conjoin(&conjoin, n_features)?;
-    let top = named_count_arg(top.bind(py), "top")?;
+    let args = (
+        n_perm.bind(py),
+        seed.bind(py),
+        conjoin.bind(py),
+        top.bind(py),
+    );
+    let (n_perm, seed, conjoin, top) = search_args(args, n_features)?;
     let search = crate::scan::Conjoin {
         columns: &conjoin,
         top,
     };
-    let (rho, floor, support) =
-        py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed, &search))?;
+    let got = py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed, &search))?;
+    scan_arrays(py, got)
+}
+
+/// `n_perm`, `seed`, `conjoin` (checked against `n_features`) and `top`, in the pure backend's
+/// order: what both scan bindings take after the matrix.
+fn search_args(
+    (n_perm, seed, conjoin, top): ScanArgs<'_, '_>,
+    n_features: usize,
+) -> PyResult<(usize, u64, Vec<i64>, usize)> {
+    let n_perm = count_arg(n_perm)?;
+    let seed = seed_arg(seed, "seed")?;
+    let conjoin = int_buffer(conjoin)?;
+    crate::scan::check_conjoin(&conjoin, n_features)?;
+    Ok((n_perm, seed, conjoin, named_count_arg(top, "top")?))
+}
+
+/// A scan's `(rho, floor, support)` as `array('d')`, `array('d')`, `array('q')`.
+fn scan_arrays<'py>(
+    py: Python<'py>,
+    (rho, floor, support): crate::scan::ScanOutput,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     Ok((
         new_array(py, "d", &rho)?,
         new_array(py, "d", &floor)?,
@@ -646,7 +668,7 @@ fn held<'py>(obj: &Bound<'py, PyAny>, accepted: &[&str], convert: &str) -> PyRes
     })
 }
 
-/// `n_perm`, `seed`, `conjoin` and `top` of the column scan.
+/// `n_perm`, `seed`, `conjoin` and `top` of a scan, as given.
 type ScanArgs<'a, 'py> = (
     &'a Bound<'py, PyAny>,
     &'a Bound<'py, PyAny>,
@@ -659,14 +681,10 @@ type ScanArgs<'a, 'py> = (
 fn scan_held<R: crate::scan::RowId + Into<i64>>(
     py: Python<'_>,
     input: &crate::scan::ColumnInput<'_, R>,
-    (n_perm, seed, conjoin, top): ScanArgs<'_, '_>,
+    args: ScanArgs<'_, '_>,
 ) -> PyResult<crate::scan::ScanOutput> {
     crate::scan::check_columns(input)?;
-    let n_perm = count_arg(n_perm)?;
-    let seed = seed_arg(seed, "seed")?;
-    let conjoin = int_buffer(conjoin)?;
-    crate::scan::check_conjoin(&conjoin, input.ptr.len() - 1)?;
-    let top = named_count_arg(top, "top")?;
+    let (n_perm, seed, conjoin, top) = search_args(args, input.ptr.len() - 1)?;
     let search = crate::scan::Conjoin {
         columns: &conjoin,
         top,
@@ -742,12 +760,7 @@ fn within_group_scan_columns<'py>(
     for h in [&ptr, &rows, &vptr, &values, &groups, &reward] {
         h.view.call_method0("release")?;
     }
-    let (rho, floor, support) = got?;
-    Ok((
-        new_array(py, "d", &rho)?,
-        new_array(py, "d", &floor)?,
-        new_array(py, "q", &support)?,
-    ))
+    scan_arrays(py, got?)
 }
 
 /// A default argument value as a Python object, so an explicit `None` is still checked (and

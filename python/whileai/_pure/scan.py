@@ -86,6 +86,14 @@ def _check_conjoin(conjoin: Sequence[int], n_features: int) -> array[int]:
     return columns
 
 
+def _search_args(
+    n_perm: int, seed: int, conjoin: Sequence[int], top: int, n_features: int
+) -> tuple[int, int, array[int], int]:
+    """``n_perm``, ``seed``, ``conjoin`` and ``top`` checked in the native binding's order."""
+    return (check_count(n_perm), check_seed(seed), _check_conjoin(conjoin, n_features),
+            check_count(top, "top"))
+
+
 def _contributions(
     col: dict[int, float], mixed: list[list[int]], group_of: list[int]
 ) -> tuple[list[int], list[float], float]:
@@ -135,10 +143,7 @@ def within_group_scan(
     paired, and the AND of every pair (1.0 where both are non-zero) counts toward the maximum.
     """
     _check_inputs(indptr, indices, values, n_features, groups, reward)
-    n_perm = check_count(n_perm)
-    seed = check_seed(seed)
-    candidates = _check_conjoin(conjoin, n_features)
-    top = check_count(top, "top")
+    n_perm, seed, candidates, top = _search_args(n_perm, seed, conjoin, top, n_features)
     mixed, group_of, centred, var_r = _mixed(groups, reward)
     # Per feature and row, the summed value (only rows of mixed groups matter).
     cells: list[dict[int, float]] = [{} for _ in range(n_features)]
@@ -179,10 +184,7 @@ def within_group_scan_columns(
     groups_a, reward_a = array("q", groups), array("d", reward)
     _check_columns(ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a)
     n_features = len(ptr_a) - 1
-    n_perm = check_count(n_perm)
-    seed = check_seed(seed)
-    candidates = _check_conjoin(conjoin, n_features)
-    top = check_count(top, "top")
+    n_perm, seed, candidates, top = _search_args(n_perm, seed, conjoin, top, n_features)
     mixed, group_of, centred, var_r = _mixed(groups_a, reward_a)
     cells: list[dict[int, float]] = []
     for j in range(n_features):
