@@ -14,6 +14,7 @@
 //! code point with no class, as in Python). Rows split across threads; counts are integers
 //! and the ranking is a total order, so the result never depends on the split.
 
+use crate::utf8::decode;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
@@ -124,27 +125,6 @@ fn flags(table: &[u8; DENSE], cp: u32) -> u8 {
     } else {
         flags_slow(cp)
     }
-}
-
-/// The code point at `bytes[i]` and its length in bytes (UTF-8 or WTF-8, read leniently).
-#[inline]
-fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
-    let b = bytes[i];
-    if b < 0x80 {
-        return (u32::from(b), 1);
-    }
-    let (len, init) = if b < 0xE0 {
-        (2, u32::from(b & 0x1F))
-    } else if b < 0xF0 {
-        (3, u32::from(b & 0x0F))
-    } else {
-        (4, u32::from(b & 0x07))
-    };
-    let end = (i + len).min(bytes.len());
-    let cp = bytes[i + 1..end]
-        .iter()
-        .fold(init, |acc, &c| (acc << 6) | u32::from(c & 0x3F));
-    (cp, end - i)
 }
 
 /// Skip code points with the `SPACE` flag from `p`; return the first position after them.

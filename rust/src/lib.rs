@@ -18,6 +18,7 @@ pub mod select;
 pub mod tokenize;
 pub mod trace;
 pub mod unicode_data;
+pub mod utf8;
 
 #[cfg(feature = "python")]
 mod bindings;

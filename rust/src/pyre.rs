@@ -390,23 +390,9 @@ pub fn code_points(bytes: &[u8], out: &mut Vec<u32>) {
     }
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        let (len, init) = if b < 0x80 {
-            (1, u32::from(b))
-        } else if b < 0xE0 {
-            (2, u32::from(b & 0x1F))
-        } else if b < 0xF0 {
-            (3, u32::from(b & 0x0F))
-        } else {
-            (4, u32::from(b & 0x07))
-        };
-        let end = (i + len).min(bytes.len());
-        out.push(
-            bytes[i + 1..end]
-                .iter()
-                .fold(init, |acc, &c| (acc << 6) | u32::from(c & 0x3F)),
-        );
-        i = end;
+        let (cp, len) = crate::utf8::decode(bytes, i);
+        out.push(cp);
+        i += len;
     }
 }
 
