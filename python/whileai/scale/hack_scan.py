@@ -16,11 +16,10 @@ What the scan needs from the whole pool, and where each piece is made:
 The driver shifts each batch's cells by the usable rows before it (batches come back in dataset
 order) and hands the columns to :func:`~whileai.simulations.clean.hack_scan.scan_report`, which
 merges identical columns, searches conjunctions and runs the one scan kernel: the report is the
-single-process report by construction. Why the scan kernel runs once, on the driver: its
-correlations are float sums in row order over every ask and its floor draws one random stream
-per permutation across asks; partial sums made per ask elsewhere would round differently. The
-driver therefore holds the sparse feature matrix (non-zero cells) plus 32 bytes a row, never
-rows.
+single-process report by construction. The driver holds the sparse feature matrix (non-zero
+cells) plus 32 bytes a row, never rows. The kernel's sums are now decomposable by blocks of asks
+(``within_group_scan_partials`` and ``clean/scan_blocks.py``, docs/kernels.md "Scan"), so the
+scan itself could run where the rows live; that is not wired here yet.
 """
 
 from __future__ import annotations
