@@ -56,8 +56,8 @@ def _block_columns(table: Any) -> tuple[array[int], dict[str, tuple[array[int], 
                                         array[int], array[float]]:
     """A block's rows sorted by global index: the indices, ``{name: (local rows, values)}``,
     the ask ids and the rewards."""
-    order = sorted(range(table.num_rows), key=table.column("index").to_pylist().__getitem__)
     index = table.column("index").to_pylist()
+    order = sorted(range(table.num_rows), key=index.__getitem__)
     asks = table.column("ask").to_pylist()
     reward = table.column("reward").to_pylist()
     names = table.column("names").to_pylist()
