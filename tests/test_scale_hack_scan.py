@@ -113,3 +113,18 @@ def test_no_mixed_asks_and_errors(ray: Any) -> None:
     mixed = [{**r, "reward": float(i % 2)} for i, r in enumerate(rows)]
     with pytest.raises(TypeError, match="bad"):
         hack_scan_dataset(ray.data.from_items(mixed), None, bad, min_obs=2, progress=False)
+
+
+def test_asks_over_several_blocks_report_equals_one_process(ray: Any) -> None:
+    # More asks than one block of the scan holds: the block partials are summed on the cluster,
+    # each block's where its rows are, and added on the driver in block order.
+    from whileai._pure.scan import BLOCK
+    from whileai.scale import hack_scan_dataset
+
+    rows = _shuffled(scan_rows(BLOCK + 300, 3))
+    want = zps.hack_scan(rows, ENDORSED, n_perm=19, seed=5, progress=False)
+    assert want["support"]["asks"] > BLOCK + 200  # mixed asks in both blocks
+    assert any(f["aliases"] for f in want["features"])  # merged columns
+    got = hack_scan_dataset(_as_text(ray, rows, 4), ENDORSED, column="text", n_perm=19, seed=5,
+                            batch_size=700, progress=False)
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)

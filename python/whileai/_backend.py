@@ -39,7 +39,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "embed": ("embed", "embed_counts"),
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
     "ngram": ("NgramIndex", "DecontamLines"),
-    "scan": ("within_group_scan", "within_group_scan_columns"),
+    "scan": ("within_group_scan", "within_group_scan_columns", "within_group_scan_partials"),
     "hack_features": ("hack_text_features", "columns_to_rows", "trace_masks"),
     "select": ("select_diverse",),
 }
@@ -114,6 +114,10 @@ within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_sca
 within_group_scan_columns: Callable[..., tuple[Any, Any, Any]] = _pick(
     "within_group_scan_columns"
 )
+# within_group_scan_partials(ptr, rows, vptr, values, groups, reward, n_perm, seed) -> (blocks,
+#   var_r, support, var_x, cov, perm_cov): each block's sums, added in block order by
+#   clean/scan_blocks.py (how a cluster scans where the rows live)
+within_group_scan_partials: Callable[..., tuple[Any, ...]] = _pick("within_group_scan_partials")
 # hack_text_features(lowered agent texts, final reply lengths, top) -> (counts, vocab, ptr, rows)
 # and columns_to_rows(ptr, rows, values, n_rows) -> (indptr, indices, values): hack_scan's
 # features (docs/kernels.md, "Hack-scan text features").

@@ -30,6 +30,7 @@ __all__ = [
     "uniform_floats",
     "within_group_scan",
     "within_group_scan_columns",
+    "within_group_scan_partials",
 ]
 
 __version__: str
@@ -82,6 +83,16 @@ def within_group_scan_columns(
     conjoin: Sequence[int] = (),
     top: int = 0,
 ) -> tuple[array[float], array[float], array[int]]: ...
+def within_group_scan_partials(
+    ptr: Sequence[int],
+    rows: Sequence[int],
+    vptr: Sequence[int],
+    values: Sequence[float],
+    groups: Sequence[int],
+    reward: Sequence[float],
+    n_perm: int = 0,
+    seed: int = 0,
+) -> tuple[array[int], array[float], array[int], array[float], array[float], array[float]]: ...
 
 @final
 class NgramIndex:

@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use std::borrow::Cow;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyInt, PyList, PyString, PyTuple};
 
 use crate::error::CoreError;
 use crate::{embed as embed_kernel, hash as hash_kernel, rng, tokenize as tokenize_kernel};
@@ -379,6 +379,7 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sign_flip_means, m)?)?;
     m.add_function(wrap_pyfunction!(within_group_scan, m)?)?;
     m.add_function(wrap_pyfunction!(within_group_scan_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(within_group_scan_partials, m)?)?;
     m.add_class::<NgramIndex>()?;
     m.add_class::<DecontamLines>()?;
     m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
@@ -712,55 +713,132 @@ fn within_group_scan_columns<'py>(
     conjoin: Py<PyAny>,
     top: Py<PyAny>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let ptr = held(ptr, &["q"], "q")?;
-    let rows = held(rows, &["i", "q"], "q")?;
-    let vptr = held(vptr, &["q"], "q")?;
-    let values = held(values, &["d"], "d")?;
-    let groups = held(groups, &["q"], "q")?;
-    let reward = held(reward, &["d"], "d")?;
-    // SAFETY: each slice's type is its array's typecode ('q': i64, 'i': i32, 'd': f64).
-    let (ptr_s, vptr_s, values_s, groups_s, reward_s) = unsafe {
-        (
-            ptr.slice::<i64>(),
-            vptr.slice::<i64>(),
-            values.slice::<f64>(),
-            groups.slice::<i64>(),
-            reward.slice::<f64>(),
-        )
-    };
+    let matrix = HeldMatrix::new([ptr, rows, vptr, values, groups, reward])?;
     let args = (
         n_perm.bind(py),
         seed.bind(py),
         conjoin.bind(py),
         top.bind(py),
     );
-    let got = if rows.typecode == "i" {
-        let input = crate::scan::ColumnInput {
-            ptr: ptr_s,
-            // SAFETY: typecode 'i' holds i32.
-            rows: unsafe { rows.slice::<i32>() },
-            vptr: vptr_s,
-            values: values_s,
-            groups: groups_s,
-            reward: reward_s,
-        };
-        scan_held(py, &input, args)
-    } else {
-        let input = crate::scan::ColumnInput {
-            ptr: ptr_s,
-            // SAFETY: typecode 'q' holds i64.
-            rows: unsafe { rows.slice::<i64>() },
-            vptr: vptr_s,
-            values: values_s,
-            groups: groups_s,
-            reward: reward_s,
-        };
-        scan_held(py, &input, args)
-    };
-    for h in [&ptr, &rows, &vptr, &values, &groups, &reward] {
-        h.view.call_method0("release")?;
-    }
+    let got = matrix.read(
+        |input| scan_held(py, input, args),
+        |input| scan_held(py, input, args),
+    );
+    matrix.release()?;
     scan_arrays(py, got?)
+}
+
+/// A column-major matrix's arrays held in place: `ptr`, `rows` (`'i'` or `'q'`), `vptr`,
+/// `values`, `groups`, `reward`.
+struct HeldMatrix<'py>([Held<'py>; 6]);
+
+impl<'py> HeldMatrix<'py> {
+    fn new([ptr, rows, vptr, values, groups, reward]: [&Bound<'py, PyAny>; 6]) -> PyResult<Self> {
+        Ok(HeldMatrix([
+            held(ptr, &["q"], "q")?,
+            held(rows, &["i", "q"], "q")?,
+            held(vptr, &["q"], "q")?,
+            held(values, &["d"], "d")?,
+            held(groups, &["q"], "q")?,
+            held(reward, &["d"], "d")?,
+        ]))
+    }
+
+    /// Call `narrow` or `wide` (the same code for either row type) with the matrix.
+    fn read<T>(
+        &self,
+        narrow: impl FnOnce(&crate::scan::ColumnInput<'_, i32>) -> T,
+        wide: impl FnOnce(&crate::scan::ColumnInput<'_, i64>) -> T,
+    ) -> T {
+        let [ptr, rows, vptr, values, groups, reward] = &self.0;
+        // SAFETY: each slice's type is its array's typecode ('q': i64, 'i': i32, 'd': f64).
+        unsafe {
+            let (ptr, vptr, values, groups, reward) = (
+                ptr.slice::<i64>(),
+                vptr.slice::<i64>(),
+                values.slice::<f64>(),
+                groups.slice::<i64>(),
+                reward.slice::<f64>(),
+            );
+            if rows.typecode == "i" {
+                narrow(&crate::scan::ColumnInput {
+                    ptr,
+                    rows: rows.slice::<i32>(),
+                    vptr,
+                    values,
+                    groups,
+                    reward,
+                })
+            } else {
+                wide(&crate::scan::ColumnInput {
+                    ptr,
+                    rows: rows.slice::<i64>(),
+                    vptr,
+                    values,
+                    groups,
+                    reward,
+                })
+            }
+        }
+    }
+
+    fn release(&self) -> PyResult<()> {
+        for h in &self.0 {
+            h.view.call_method0("release")?;
+        }
+        Ok(())
+    }
+}
+
+/// Check the matrix, then `n_perm` and `seed`, then sum each block's partials without the GIL.
+fn partials_held<R: crate::scan::RowId + Into<i64>>(
+    py: Python<'_>,
+    input: &crate::scan::ColumnInput<'_, R>,
+    n_perm: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<crate::scan::Partials> {
+    crate::scan::check_columns(input)?;
+    let (n_perm, seed) = (count_arg(n_perm)?, seed_arg(seed, "seed")?);
+    Ok(py.detach(|| crate::scan::partials_checked(input, n_perm, seed)))
+}
+
+/// Each block's partial sums of the scan of a column-major matrix (docs/kernels.md, "Scan"):
+/// `(blocks, var_r, support, var_x, cov, perm_cov)` as `array('q')`, `array('d')`,
+/// `array('q')`, `array('d')`, `array('d')`, `array('d')`.
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+#[pyo3(signature = (ptr, rows, vptr, values, groups, reward, n_perm = default_int(0), seed = default_int(0)),
+       text_signature = "(ptr, rows, vptr, values, groups, reward, n_perm=0, seed=0)")]
+fn within_group_scan_partials<'py>(
+    py: Python<'py>,
+    ptr: &Bound<'py, PyAny>,
+    rows: &Bound<'py, PyAny>,
+    vptr: &Bound<'py, PyAny>,
+    values: &Bound<'py, PyAny>,
+    groups: &Bound<'py, PyAny>,
+    reward: &Bound<'py, PyAny>,
+    n_perm: Py<PyAny>,
+    seed: Py<PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let matrix = HeldMatrix::new([ptr, rows, vptr, values, groups, reward])?;
+    let (n_perm, seed) = (n_perm.bind(py), seed.bind(py));
+    let got = matrix.read(
+        |input| partials_held(py, input, n_perm, seed),
+        |input| partials_held(py, input, n_perm, seed),
+    );
+    matrix.release()?;
+    let got = got?;
+    PyTuple::new(
+        py,
+        [
+            new_array(py, "q", &got.blocks)?,
+            new_array(py, "d", &got.var_r)?,
+            new_array(py, "q", &got.support)?,
+            new_array(py, "d", &got.var_x)?,
+            new_array(py, "d", &got.cov)?,
+            new_array(py, "d", &got.perm_cov)?,
+        ],
+    )
 }
 
 /// A default argument value as a Python object, so an explicit `None` is still checked (and
@@ -771,7 +849,7 @@ fn default_int(value: i64) -> Py<PyAny> {
 }
 
 fn default_empty_tuple() -> Py<PyAny> {
-    Python::attach(|py| pyo3::types::PyTuple::empty(py).into_any().unbind())
+    Python::attach(|py| PyTuple::empty(py).into_any().unbind())
 }
 
 /// `n` for the n-gram index: an int >= 1 (astronomically large values behave as "no n-grams").

@@ -28,6 +28,12 @@ impl Stream {
         }
     }
 
+    /// The stream of `unit` under this stream's starting state as seed: the scan shuffles ask
+    /// `g` under permutation `p` with `Stream::new(seed, p).child(g)` (docs/kernels.md, "Scan").
+    pub fn child(&self, unit: u64) -> Self {
+        Stream::new(self.state, unit)
+    }
+
     /// The next raw 64-bit value.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {

@@ -12,7 +12,11 @@ from whileai._pure.hack_text import columns_to_rows, hack_text_features
 from whileai._pure.hash import hash64
 from whileai._pure.ngram import NgramIndex
 from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
-from whileai._pure.scan import within_group_scan, within_group_scan_columns
+from whileai._pure.scan import (
+    within_group_scan,
+    within_group_scan_columns,
+    within_group_scan_partials,
+)
 from whileai._pure.select import select_diverse
 from whileai._pure.tokenize import tokenize
 from whileai._pure.trace import trace_masks
@@ -36,4 +40,5 @@ __all__ = [
     "uniform_floats",
     "within_group_scan",
     "within_group_scan_columns",
+    "within_group_scan_partials",
 ]

@@ -1,26 +1,27 @@
-"""``hack_scan`` over a Ray Dataset in two passes on the cluster; the driver gets no row text.
+"""``hack_scan`` over a Ray Dataset, the scan summed where the rows live; the driver gets no
+row text and no feature matrix.
 
-What the scan needs from the whole pool, and where each piece is made:
+What the scan needs from the whole pool, and where each piece is made (each row carries its
+place in the dataset, zipped on with ``Dataset.zip``, so nothing depends on batch order):
 
 1. **Pass 1** (``map_batches``): each batch's usable rows (reward and task read as
-   :func:`~whileai.simulations.clean.hack_scan.usable_rows` reads them), each row's reward, a
-   16-byte digest of its task key and of its trajectory, the skipped counts, and how many rows
-   hold each auto-tier term (document frequencies add across batches). The driver numbers the
-   asks by first appearance, adds the frequencies and picks the auto vocabulary exactly as one
-   process would: the ``top`` terms by frequency, ties by code point, terms every usable row
-   holds dropped.
-2. **Pass 2** (only when an ask has mixed rewards, as in one process): each batch's feature
-   columns, the hand tier by ``feature_columns`` and the auto tier restricted to the chosen
-   vocabulary, as sparse cells with batch-local row numbers.
+   :func:`~whileai.simulations.clean.hack_scan.usable_rows` reads them), each row's reward and
+   place, a 16-byte digest of its task key and of its trajectory, the skipped counts, and how
+   many rows hold each auto-tier term (document frequencies add across batches). The driver
+   numbers the asks by first appearance, adds the frequencies and picks the auto vocabulary
+   exactly as one process would: the ``top`` terms by frequency, ties by code point, terms
+   every usable row holds dropped.
+2. **Pass 2** (only when an ask has mixed rewards, as in one process): each usable row's feature
+   cells (the hand tier by ``feature_columns``, the auto tier restricted to the chosen
+   vocabulary) with its index among the usable rows, its ask id and its block of asks
+   (``ask // BLOCK``), materialized on the cluster.
+3. **The scan** (:mod:`whileai.scale.hack_scan_blocks`), grouped by block: column fingerprints
+   (identical columns merged on the driver), the kernel's block partials added in block order,
+   the conjunction floor's AND columns, the strong columns' rows for the conjunction search.
 
-The driver shifts each batch's cells by the usable rows before it (batches come back in dataset
-order) and hands the columns to :func:`~whileai.simulations.clean.hack_scan.scan_report`, which
-merges identical columns, searches conjunctions and runs the one scan kernel: the report is the
-single-process report by construction. Why the scan kernel runs once, on the driver: its
-correlations are float sums in row order over every ask and its floor draws one random stream
-per permutation across asks; partial sums made per ask elsewhere would round differently. The
-driver therefore holds the sparse feature matrix (non-zero cells) plus 32 bytes a row, never
-rows.
+The report is ``hack_scan``'s to the byte (the kernel's sums are defined block by block,
+docs/kernels.md "Scan"). The driver holds 40 bytes a usable row (ask id, reward, place,
+trajectory digest), the term counts of pass 1 and the block partials of the scan.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
+from whileai._pure.scan import BLOCK
 from whileai.errors import ConfigError
 from whileai.scale._ray import is_dataset, ordered, require_ray
+from whileai.scale.hack_scan_blocks import BlockScan
 from whileai.scale.rows import batch_rows, raise_problem
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import agent_text, trajectory_key
@@ -48,6 +51,18 @@ __all__ = ["scan_dataset"]
 
 _DIGEST = 16
 _SKIPS = ("unjudged", "invalid", "no_task")
+_ROW = "__whileai_row"  # each row's place in the dataset, zipped on for the passes
+
+
+def _split_ids(table: Any) -> tuple[Any, list[int]]:
+    """The batch without its place column, and each row's place in the dataset."""
+    return table.drop_columns([_ROW]), table.column(_ROW).to_pylist()
+
+
+def _used_places(rows: list[Any], at: list[int], used: list[Any], ids: list[int]) -> list[int]:
+    """The dataset places of the used rows (``usable_rows`` keeps row objects, in order)."""
+    where = {id(row): k for k, row in enumerate(rows)}
+    return [ids[at[where[id(row)]]] for row in used]
 
 
 def _utf8(text: str) -> bytes:
@@ -82,7 +97,8 @@ def _tally(table: Any, column: str | None, reward: str, auto: bool) -> Any:
     the batch's size and first bad row (:mod:`whileai.scale.rows`), raised by the driver."""
     import pyarrow as pa
 
-    rows, _, problems = batch_rows(table, column)
+    table, ids = _split_ids(table)
+    rows, at, problems = batch_rows(table, column)
     used, _, rewards, keys, skipped = usable_rows(rows, reward)
     terms: list[bytes] = []
     df: list[int] = []
@@ -94,6 +110,8 @@ def _tally(table: Any, column: str | None, reward: str, auto: bool) -> Any:
         "keys": pa.array([b"".join(_digest(k) for k in keys)], pa.binary()),
         "traj": pa.array([b"".join(_digest(trajectory_key(r)) for r in used)], pa.binary()),
         "rewards": pa.array([rewards], pa.list_(pa.float64())),
+        "places": pa.array([array("q", _used_places(rows, at, used, ids)).tobytes()],
+                           pa.binary()),
         "terms": pa.array([terms], pa.list_(pa.binary())),
         "df": pa.array([df], pa.list_(pa.int64())),
         "n_rows": pa.array([table.num_rows], pa.int64()),
@@ -103,68 +121,74 @@ def _tally(table: Any, column: str | None, reward: str, auto: bool) -> Any:
     return pa.table(out)
 
 
-def _cells(
+def _batch_columns(
+    used: list[Any],
+    vocab: frozenset[str],
+    features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
+    kinds: Mapping[str, str] | None,
+) -> tuple[dict[str, Column], str | None]:
+    """The used rows' feature columns (rows numbered within the batch), or the error of a
+    caller's feature that returned a non-number (Ray would wrap the TypeError and print the
+    batch's rows with it; the driver raises it)."""
+    try:
+        columns: dict[str, Column] = feature_columns(used, features, kinds, auto=False)
+    except TypeError as exc:
+        return {}, str(exc)
+    if vocab and used:
+        terms, ptr, members = _terms(used)
+        for j, term in enumerate(terms):
+            if term in vocab:
+                rows = members[ptr[j] : ptr[j + 1]]
+                columns[f"contains:{term}"] = (rows, array("d", [1.0]) * len(rows))
+    return columns, None
+
+
+def _row_cells(
     table: Any,
     column: str | None,
     reward: str,
     vocab: frozenset[str],
     features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None,
     kinds: Mapping[str, str] | None,
+    places: array[int],
+    groups: array[int],
 ) -> Any:
-    """Pass 2 on one batch: its feature columns as cells numbered within the batch.
-
-    A caller's feature that returns a non-number comes back as the ``error`` column (Ray would
-    wrap the TypeError and print the batch's rows with it); the driver raises it.
+    """Pass 2 on one batch: each usable row's block, global index (among usable rows), ask id,
+    reward and feature cells; a caller's bad feature as one row of block -1 holding the error.
     """
+    import bisect
+
     import pyarrow as pa
 
-    used = usable_rows(batch_rows(table, column)[0], reward)[0]  # pass 1 raised any bad row
-    error: str | None = None
-    try:
-        columns: dict[str, Column] = feature_columns(used, features, kinds, auto=False)
-    except TypeError as exc:
-        columns, error = {}, str(exc)
-    if vocab and used and error is None:
-        terms, ptr, members = _terms(used)
-        for j, term in enumerate(terms):
-            if term in vocab:
-                rows = members[ptr[j] : ptr[j + 1]]
-                columns[f"contains:{term}"] = (rows, array("d", [1.0]) * len(rows))
-    names = sorted(columns)
-    ptr_out, rows_out, values_out = [0], array("q"), array("d")
-    for name in names:
-        rows, values = columns[name]
-        rows_out.extend(rows)
-        values_out.extend(values)
-        ptr_out.append(len(rows_out))
+    table, ids = _split_ids(table)
+    rows, at, _ = batch_rows(table, column)  # pass 1 raised any bad row
+    used, _, rewards, _, _ = usable_rows(rows, reward)
+    columns, error = _batch_columns(used, vocab, features, kinds)
+    index = [bisect.bisect_left(places, p) for p in _used_places(rows, at, used, ids)]
+    asks = [groups[i] for i in index]
+    names: list[list[bytes]] = [[] for _ in used]
+    values: list[list[float]] = [[] for _ in used]
+    for name, (col_rows, col_values) in sorted(columns.items()):
+        raw = _utf8(name)
+        for r, v in zip(col_rows, col_values, strict=True):
+            names[r].append(raw)
+            values[r].append(v)
+    if error is not None:
+        index, asks, rewards, names, values = [-1], [-1], [0.0], [[_utf8(error)]], [[]]
     return pa.table({
-        "n": pa.array([len(used)], pa.int64()),
-        "error": pa.array([error], pa.string()),
-        "names": pa.array([[_utf8(n) for n in names]], pa.list_(pa.binary())),
-        "ptr": pa.array([ptr_out], pa.list_(pa.int64())),
-        "rows": _one_list(pa, pa.int64(), rows_out),
-        "values": _one_list(pa, pa.float64(), values_out),
+        "block": pa.array([a // BLOCK if a >= 0 else -1 for a in asks], pa.int64()),
+        "index": pa.array(index, pa.int64()),
+        "ask": pa.array(asks, pa.int64()),
+        "reward": pa.array(rewards, pa.float64()),
+        "names": pa.array(names, pa.list_(pa.binary())),
+        "values": pa.array(values, pa.list_(pa.float64())),
     })
 
 
-def _one_list(pa: Any, kind: Any, items: array[Any]) -> Any:
-    """A one-row Arrow list column holding ``items``, read from their buffer (no Python numbers)."""
-    flat = pa.Array.from_buffers(kind, len(items), [None, pa.py_buffer(items)])
-    return pa.ListArray.from_arrays(pa.array([0, len(items)], pa.int32()), flat)
-
-
-def _batches(dataset: Any, raw: Sequence[str] = ()) -> Any:
-    """The one-row results of a pass, in dataset order, as Python dicts.
-
-    The list columns named in ``raw`` come as numpy arrays read in place (no Python number per
-    cell on the driver).
-    """
+def _batches(dataset: Any) -> Any:
+    """The one-row results of a pass, in dataset order, as Python dicts."""
     for block in dataset.iter_batches(batch_format="pyarrow", batch_size=None):
-        plain = block.drop_columns(list(raw)).to_pylist()
-        for i, row in enumerate(plain):
-            for name in raw:
-                row[name] = block.column(name)[i].values.to_numpy()
-            yield row
+        yield from block.to_pylist()
 
 
 def _vocabulary(df: Mapping[str, int], n_rows: int, top: int) -> frozenset[str]:
@@ -219,14 +243,21 @@ def scan_dataset(
     auto = bool(kw["auto"]) and kw["top"] != 0
     scan_report(lambda line: {}, [], [], {}, str, alpha=kw["alpha"], progress=False)
 
-    def run(fn: Callable[..., Any], raw: Sequence[str] = (), **fn_kwargs: Any) -> Any:
-        mapped = rows.map_batches(fn, batch_format="pyarrow", batch_size=batch_size,
+    ray = require_ray()
+    # Each row's place in the dataset, zipped on (Dataset.zip pairs rows by position).
+    placed = rows.zip(ray.data.range(rows.count()).rename_columns({"id": _ROW}))
+
+    def mapped(fn: Callable[..., Any], **fn_kwargs: Any) -> Any:
+        return placed.map_batches(fn, batch_format="pyarrow", batch_size=batch_size,
                                   fn_kwargs={"column": column, "reward": reward, **fn_kwargs})
-        with ordered(mapped, progress):
-            yield from _batches(mapped, raw)
+
+    def run(fn: Callable[..., Any], **fn_kwargs: Any) -> Any:
+        out = mapped(fn, **fn_kwargs)
+        with ordered(out, progress):
+            yield from _batches(out)
 
     group_of: dict[bytes, int] = {}
-    groups, rewards, traj = array("q"), array("d"), bytearray()
+    groups, rewards, traj, places = array("q"), array("d"), bytearray(), array("q")
     skipped = dict.fromkeys(_SKIPS, 0)
     df: Counter[str] = Counter()
     seen = 0  # dataset rows before the batch: a bad row is named by its place in the dataset
@@ -240,6 +271,7 @@ def scan_dataset(
             for at in range(0, len(keys), _DIGEST):
                 groups.append(group_of.setdefault(keys[at : at + _DIGEST], len(group_of)))
             rewards.extend(part["rewards"])
+            places.frombytes(part["places"])
             traj += part["traj"]
             for name in _SKIPS:
                 skipped[name] += part[name]
@@ -248,27 +280,14 @@ def scan_dataset(
     vocab = _vocabulary(df, len(groups), kw["top"]) if auto else frozenset()
     del df, group_of
 
-    def columns(line: Progress) -> dict[str, Column]:
-        line.stage("features on the cluster", len(groups))
-        out: dict[str, tuple[array[int], array[float]]] = {}
-        offset = 0
-        parts = run(_cells, ("rows", "values"), vocab=vocab, features=features,
-                    kinds=kw["kinds"])
-        for part in parts:
-            if part["error"] is not None:
-                raise TypeError(part["error"])
-            ptr, cells, values = part["ptr"], part["rows"] + offset, part["values"]
-            for j, name in enumerate(map(_text, part["names"])):
-                got = out.setdefault(name, (array("q"), array("d")))
-                got[0].frombytes(cells[ptr[j] : ptr[j + 1]].tobytes())
-                got[1].frombytes(values[ptr[j] : ptr[j + 1]].tobytes())
-            offset += part["n"]
-            line.update(offset)
-        return out
+    def grouped() -> Any:
+        cells = mapped(_row_cells, vocab=vocab, features=features, kinds=kw["kinds"],
+                       places=places, groups=groups)
+        return cells.materialize()
 
     return scan_report(
-        columns, groups, rewards, skipped,
+        lambda line: {}, groups, rewards, skipped,
         lambda i: bytes(traj[i * _DIGEST : (i + 1) * _DIGEST]),
         endorsed=kw["endorsed"], n_perm=kw["n_perm"], min_obs=kw["min_obs"], alpha=kw["alpha"],
-        seed=kw["seed"], progress=progress,
+        seed=kw["seed"], progress=progress, scan=BlockScan(grouped, groups, rewards),
     )

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
-use super::{clamp_unit, sequential_mean, Conjoin, Mixed, RowId, ScanOutput};
+use super::{clamp_unit, sequential_mean, BlockedSum, Conjoin, Mixed, Partials, RowId, ScanOutput};
 use crate::rng::Stream;
 
 /// The checked column-major cells the scan reads.
@@ -44,15 +44,18 @@ impl<R: RowId> Columns<'_, R> {
 struct Feature<I> {
     groups: Vec<I>,
     values: Vec<f64>,
+    var_x: f64,
     denom: f64,
 }
 
-/// The rows of the mixed groups by position: `start[g]..start[g + 1]` are group `g`'s.
+/// The rows of the mixed groups by position: `start[g]..start[g + 1]` are group `g`'s; the
+/// positions of its block end at `block_end[g]` (blocks are runs of groups).
 struct Layout {
     order: Vec<usize>,
     start: Vec<usize>,
     pos_of: Vec<usize>,
     group_at: Vec<usize>,
+    block_end: Vec<usize>,
 }
 
 impl Layout {
@@ -69,11 +72,20 @@ impl Layout {
             }
             start.push(order.len());
         }
+        let mut block_end = vec![order.len(); groups.mixed.len()];
+        for g in (0..groups.mixed.len().saturating_sub(1)).rev() {
+            if groups.block[g] != groups.block[g + 1] {
+                block_end[g] = start[g + 1];
+            } else {
+                block_end[g] = block_end[g + 1];
+            }
+        }
         Layout {
             order,
             start,
             pos_of,
             group_at,
+            block_end,
         }
     }
 
@@ -123,12 +135,7 @@ fn scan_columns<R: RowId, I: RowId>(
     let mut support = vec![0i64; n_features];
     for (j, f) in features.iter().enumerate() {
         if f.denom > 0.0 {
-            let mut cov = 0.0;
-            let rows = f.groups.iter().flat_map(|g| layout.rows(g.index()));
-            for (p, &c) in rows.zip(&f.values) {
-                cov += c * groups.centred[layout.order[p]];
-            }
-            rho[j] = clamp_unit(cov / f.denom);
+            rho[j] = clamp_unit(centred_covariance(f, groups, &layout) / f.denom);
         }
         support[j] = f.values.len() as i64;
     }
@@ -232,8 +239,9 @@ fn shuffled_lanes(
     let mut lanes = vec![0.0f64; layout.order.len() * LANES];
     for l in 0..width {
         shuffled.copy_from_slice(&groups.centred);
-        let mut stream = Stream::new(seed, (block * LANES + l) as u64);
-        for rows in &groups.mixed {
+        let perm = Stream::new(seed, (block * LANES + l) as u64);
+        for (rows, &ask) in groups.mixed.iter().zip(&groups.asks) {
+            let mut stream = perm.child(ask as u64);
             for k in (1..rows.len()).rev() {
                 let m = stream.below(k as u64 + 1) as usize;
                 shuffled.swap(rows[k], rows[m]);
@@ -302,20 +310,34 @@ fn tiled_covariances_body<I: RowId>(
     lanes: &[f64],
 ) -> Vec<[f64; LANES]> {
     let n_pos = layout.order.len();
+    // Per item, the total of the finished blocks and the partial of the current one.
     let mut cov = vec![[0.0f64; LANES]; items.len()];
-    // Per item: (index into its groups, offset within that group, index into its values).
-    let mut at = vec![(0usize, 0usize, 0usize); items.len()];
+    let mut part = vec![[0.0f64; LANES]; items.len()];
+    // Per item: (index into its groups, offset within that group, index into its values, end of
+    // the current block's positions).
+    let mut at = vec![(0usize, 0usize, 0usize, 0usize); items.len()];
     let mut lo = 0;
     while lo < n_pos {
         let hi = (lo + TILE).min(n_pos);
-        for ((&(gs, vals), acc), cursor) in items.iter().zip(&mut cov).zip(&mut at) {
+        for (((&(gs, vals), total), acc), cursor) in
+            items.iter().zip(&mut cov).zip(&mut part).zip(&mut at)
+        {
             let mut sum = *acc;
-            let (mut s, mut off, mut k) = *cursor;
+            let (mut s, mut off, mut k, mut block_end) = *cursor;
             while s < gs.len() {
-                let rows = layout.rows(gs[s].index());
+                let g = gs[s].index();
+                let rows = layout.rows(g);
                 let from = rows.start + off;
                 if from >= hi {
                     break;
+                }
+                // A new block: its partial starts from 0.0 once the last one is added.
+                if rows.start >= block_end {
+                    for l in 0..LANES {
+                        total[l] += sum[l];
+                    }
+                    sum = [0.0; LANES];
+                    block_end = layout.block_end[g];
                 }
                 let to = rows.end.min(hi);
                 let n = to - from;
@@ -335,9 +357,14 @@ fn tiled_covariances_body<I: RowId>(
                 }
             }
             *acc = sum;
-            *cursor = (s, off, k);
+            *cursor = (s, off, k, block_end);
         }
         lo = hi;
+    }
+    for (total, sum) in cov.iter_mut().zip(&part) {
+        for l in 0..LANES {
+            total[l] += sum[l];
+        }
     }
     cov
 }
@@ -445,12 +472,37 @@ fn and_covariances_body(
     lanes: &[f64],
     denom: Option<f64>,
 ) -> ([f64; LANES], f64) {
+    // Set bits ascend in position, so their groups ascend too: count each group's run.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (w, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let mut word = x & y;
+        while word != 0 {
+            let p = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            let g = layout.group_at[p];
+            match runs.last_mut() {
+                Some((current, count)) if *current == g => *count += 1,
+                _ => runs.push((g, 1)),
+            }
+        }
+    }
+    // The finished blocks' totals and the current block's partials. (A loop, not a closure
+    // per group: a closure is compiled without the caller's target features.)
+    let (mut total, mut total_sq) = ([0.0f64; LANES], 0.0);
     let mut sum = [0.0f64; LANES];
     let mut var_x = 0.0;
-    let mut emit = |g: usize, count: usize| {
+    let mut block_end = 0;
+    for (g, count) in runs {
         let span = layout.rows(g);
         if count == span.len() {
-            return;
+            continue;
+        }
+        if span.start >= block_end {
+            for l in 0..LANES {
+                total[l] += sum[l];
+            }
+            total_sq += var_x;
+            (sum, var_x, block_end) = ([0.0; LANES], 0.0, layout.block_end[g]);
         }
         let mean = count as f64 / span.len() as f64;
         // The two values a position can take, each the dense value minus the mean.
@@ -474,27 +526,11 @@ fn and_covariances_body(
         if denom.is_none() {
             var_x = sq;
         }
-    };
-    // Set bits ascend in position, so their groups ascend too: count each group's run.
-    let (mut current, mut count) = (usize::MAX, 0usize);
-    for (w, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let mut word = x & y;
-        while word != 0 {
-            let p = w * 64 + word.trailing_zeros() as usize;
-            word &= word - 1;
-            let g = layout.group_at[p];
-            if g != current {
-                if current != usize::MAX {
-                    emit(current, count);
-                }
-                (current, count) = (g, 0);
-            }
-            count += 1;
-        }
     }
-    if current != usize::MAX {
-        emit(current, count);
+    for l in 0..LANES {
+        total[l] += sum[l];
     }
+    let (sum, var_x) = (total, total_sq + var_x);
     let denom = denom.unwrap_or(if var_x > 0.0 && groups.var_r > 0.0 {
         (var_x * groups.var_r).sqrt()
     } else {
@@ -538,10 +574,17 @@ fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
     for (i, _) in cells() {
         scratch[i] = 0.0;
     }
-    let mut var_x = 0.0;
-    for &c in &values {
-        var_x += c * c;
+    let mut var_x = BlockedSum::new();
+    let mut at = 0;
+    for g in &varying {
+        let g = g.index();
+        var_x.enter(groups.block[g]);
+        for &c in &values[at..at + groups.mixed[g].len()] {
+            var_x.add(c * c);
+        }
+        at += groups.mixed[g].len();
     }
+    let var_x = var_x.value();
     let denom = if var_x > 0.0 && groups.var_r > 0.0 {
         (var_x * groups.var_r).sqrt()
     } else {
@@ -550,6 +593,87 @@ fn feature_contributions<I: RowId, C: Iterator<Item = (usize, f64)>>(
     Feature {
         groups: varying,
         values,
+        var_x,
         denom,
     }
+}
+
+/// A feature's covariance with the centred (unshuffled) reward, summed in the block order.
+fn centred_covariance<I: RowId>(f: &Feature<I>, groups: &Mixed, layout: &Layout) -> f64 {
+    let mut cov = BlockedSum::new();
+    let mut at = 0;
+    for g in &f.groups {
+        let g = g.index();
+        cov.enter(groups.block[g]);
+        for p in layout.rows(g) {
+            cov.add(f.values[at] * groups.centred[layout.order[p]]);
+            at += 1;
+        }
+    }
+    cov.value()
+}
+
+/// Each of `blocks`' partial sums (see [`Partials`]): the scan's sums over that block's mixed
+/// groups alone, which are its partials (a sum over one block is 0.0 plus its partial).
+pub(super) fn block_partials<R: RowId>(
+    columns: &Columns<'_, R>,
+    all: &Mixed,
+    blocks: &[i64],
+    n_perm: usize,
+    seed: u64,
+) -> Partials {
+    let n_features = columns.n_features();
+    let n_rows = all.group_of.len();
+    let n_blocks = blocks.len();
+    let mut out = Partials {
+        blocks: blocks.to_vec(),
+        var_r: vec![0.0; n_blocks],
+        support: vec![0; n_blocks * n_features],
+        var_x: vec![0.0; n_blocks * n_features],
+        cov: vec![0.0; n_blocks * n_features],
+        perm_cov: vec![0.0; n_blocks * n_features * n_perm],
+    };
+    for (k, &b) in blocks.iter().enumerate() {
+        let groups = all.only_block(b as u64);
+        let layout = Layout::new(&groups);
+        let features: Vec<Feature<usize>> = (0..n_features)
+            .into_par_iter()
+            .map_init(
+                || vec![0.0f64; n_rows],
+                |scratch, j| {
+                    feature_contributions(|| columns.cells(j, &groups.group_of), &groups, scratch)
+                },
+            )
+            .collect();
+        out.var_r[k] = groups.var_r;
+        let row = k * n_features;
+        for (j, f) in features.iter().enumerate() {
+            out.support[row + j] = f.values.len() as i64;
+            out.var_x[row + j] = f.var_x;
+            out.cov[row + j] = centred_covariance(f, &groups, &layout);
+        }
+        let varying: Vec<usize> = (0..n_features)
+            .filter(|&j| !features[j].values.is_empty())
+            .collect();
+        let items: Vec<(&[usize], &[f64])> = varying
+            .iter()
+            .map(|&j| (features[j].groups.as_slice(), features[j].values.as_slice()))
+            .collect();
+        let chunks: Vec<Vec<[f64; LANES]>> = (0..n_perm.div_ceil(LANES))
+            .into_par_iter()
+            .map(|chunk| {
+                let width = LANES.min(n_perm - chunk * LANES);
+                let lanes = shuffled_lanes(&groups, &layout, seed, chunk, width);
+                tiled_covariances(&items, &layout, &lanes)
+            })
+            .collect();
+        for (chunk, covs) in chunks.iter().enumerate() {
+            for (&j, cov) in varying.iter().zip(covs) {
+                let at = (row + j) * n_perm + chunk * LANES;
+                let width = LANES.min(n_perm - chunk * LANES);
+                out.perm_cov[at..at + width].copy_from_slice(&cov[..width]);
+            }
+        }
+    }
+    out
 }

@@ -1,8 +1,10 @@
 //! The within-group correlation scan and its permutation noise floor (docs/kernels.md, "Scan").
 //!
-//! Every float sum runs in the documented order (mixed groups by ascending id, rows ascending
-//! within a group, a row's entries in CSR order), so the results equal the pure backend's.
-//! Permutations are independent units (one stream each) and run in parallel. With a
+//! Every float sum runs in the documented order (within each block of [`BLOCK`] asks: mixed
+//! groups by ascending id, rows ascending within a group, a row's entries in CSR order; then the
+//! block partials in block order), so the results equal the pure backend's, and a cluster can
+//! sum each block where its rows live ([`within_group_scan_partials`]). Each permutation shuffles
+//! each ask with a stream of its own; permutations run in parallel. With a
 //! [`Conjoin`] search, every permutation also repeats the caller's conjunction search on its
 //! shuffled reward, so the floor holds the chosen conjunctions to the same choice.
 
@@ -11,7 +13,7 @@ mod kernel;
 use std::collections::BTreeMap;
 
 use crate::error::{float_repr, CoreError};
-use kernel::{scan_dispatch, Columns};
+use kernel::{block_partials, scan_dispatch, Columns};
 
 /// A sparse matrix in CSR form with one group id and one reward per row.
 pub struct ScanInput<'a> {
@@ -232,13 +234,94 @@ fn check_rows(groups: &[i64], reward: &[f64]) -> Result<(), CoreError> {
     Ok(())
 }
 
-/// The mixed groups (ascending id, rows ascending), each row's mixed-group position
-/// (`usize::MAX` outside them), the centred reward and its sum of squares.
+/// Asks per block: ask `g` is in block `g / BLOCK`. Every sum across asks runs within a block
+/// (asks ascending, rows ascending) from 0.0, then the block partials are added in block order,
+/// so a cluster can sum each block where its rows live (docs/kernels.md, "Scan").
+pub const BLOCK: i64 = 1024;
+
+/// A sum across asks in the block order: a partial per block, added to the total when the
+/// next block begins. Blocks must be entered in ascending order.
+#[derive(Clone, Copy)]
+struct BlockedSum {
+    total: f64,
+    part: f64,
+    block: u64,
+}
+
+impl BlockedSum {
+    fn new() -> Self {
+        BlockedSum {
+            total: 0.0,
+            part: 0.0,
+            block: u64::MAX,
+        }
+    }
+
+    /// Start adding the terms of `block` (a no-op while it is the current one).
+    #[inline]
+    fn enter(&mut self, block: u64) {
+        if block != self.block {
+            self.total += self.part;
+            self.part = 0.0;
+            self.block = block;
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, x: f64) {
+        self.part += x;
+    }
+
+    fn value(&self) -> f64 {
+        self.total + self.part
+    }
+}
+
+/// The mixed groups (ascending id, rows ascending), each one's ask id and block, each row's
+/// mixed-group position (`usize::MAX` outside them), the centred reward and its sum of
+/// squares.
 struct Mixed {
     mixed: Vec<Vec<usize>>,
+    asks: Vec<i64>,
+    block: Vec<u64>,
     group_of: Vec<usize>,
     centred: Vec<f64>,
     var_r: f64,
+}
+
+impl Mixed {
+    fn new(mixed: Vec<Vec<usize>>, asks: Vec<i64>, centred: Vec<f64>) -> Self {
+        let block: Vec<u64> = asks.iter().map(|&a| (a / BLOCK) as u64).collect();
+        let mut var_r = BlockedSum::new();
+        let mut group_of = vec![usize::MAX; centred.len()];
+        for (g, rows) in mixed.iter().enumerate() {
+            var_r.enter(block[g]);
+            for &i in rows {
+                var_r.add(centred[i] * centred[i]);
+                group_of[i] = g;
+            }
+        }
+        Mixed {
+            mixed,
+            asks,
+            block,
+            group_of,
+            centred,
+            var_r: var_r.value(),
+        }
+    }
+
+    /// The mixed groups of one block only (its sums are that block's partials).
+    fn only_block(&self, block: u64) -> Mixed {
+        let keep: Vec<usize> = (0..self.mixed.len())
+            .filter(|&g| self.block[g] == block)
+            .collect();
+        Mixed::new(
+            keep.iter().map(|&g| self.mixed[g].clone()).collect(),
+            keep.iter().map(|&g| self.asks[g]).collect(),
+            self.centred.clone(),
+        )
+    }
 }
 
 fn mixed_groups(groups: &[i64], reward: &[f64]) -> Mixed {
@@ -249,7 +332,8 @@ fn mixed_groups(groups: &[i64], reward: &[f64]) -> Mixed {
     }
     let mut centred = vec![0.0f64; n_rows];
     let mut mixed: Vec<Vec<usize>> = Vec::new();
-    for rows in members.into_values() {
+    let mut asks = Vec::new();
+    for (ask, rows) in members {
         if rows.len() < 2 {
             continue;
         }
@@ -262,25 +346,9 @@ fn mixed_groups(groups: &[i64], reward: &[f64]) -> Mixed {
             centred[i] = reward[i] - mean;
         }
         mixed.push(rows);
+        asks.push(ask);
     }
-    let mut var_r = 0.0;
-    for rows in &mixed {
-        for &i in rows {
-            var_r += centred[i] * centred[i];
-        }
-    }
-    let mut group_of = vec![usize::MAX; n_rows];
-    for (g, rows) in mixed.iter().enumerate() {
-        for &i in rows {
-            group_of[i] = g;
-        }
-    }
-    Mixed {
-        mixed,
-        group_of,
-        centred,
-        var_r,
-    }
+    Mixed::new(mixed, asks, centred)
 }
 
 /// The scan of a CSR matrix: `rho` per feature, the permutation noise floor, and support.
@@ -347,6 +415,54 @@ pub fn within_group_scan_columns<R: RowId + Into<i64>>(
     Ok(scan_dispatch(&columns, &groups, n_perm, seed, search))
 }
 
+/// Each block's partial sums of a scan (docs/kernels.md, "Scan"), for blocks holding a row,
+/// ascending: per block the reward's sum of squares; per block and feature (`b * n_features +
+/// j`) the rows where it varies, its sum of squares and its covariance with the centred reward;
+/// per block, feature and permutation (`(b * n_features + j) * n_perm + p`) its covariance with
+/// that permutation's shuffled reward.
+pub struct Partials {
+    pub blocks: Vec<i64>,
+    pub var_r: Vec<f64>,
+    pub support: Vec<i64>,
+    pub var_x: Vec<f64>,
+    pub cov: Vec<f64>,
+    pub perm_cov: Vec<f64>,
+}
+
+/// The partial sums of each block of a column-major matrix's scan: added in block order, the
+/// sums [`within_group_scan_columns`] makes (the rows should hold whole blocks).
+pub fn within_group_scan_partials<R: RowId + Into<i64>>(
+    input: &ColumnInput<'_, R>,
+    n_perm: usize,
+    seed: u64,
+) -> Result<Partials, CoreError> {
+    check_columns(input)?;
+    Ok(partials_checked(input, n_perm, seed))
+}
+
+/// [`within_group_scan_partials`] of a checked input.
+pub fn partials_checked<R: RowId + Into<i64>>(
+    input: &ColumnInput<'_, R>,
+    n_perm: usize,
+    seed: u64,
+) -> Partials {
+    let groups = mixed_groups(input.groups, input.reward);
+    let blocks: std::collections::BTreeSet<i64> = input.groups.iter().map(|&g| g / BLOCK).collect();
+    let columns = Columns {
+        ptr: input.ptr,
+        rows: input.rows,
+        vptr: input.vptr,
+        values: input.values,
+    };
+    block_partials(
+        &columns,
+        &groups,
+        &blocks.into_iter().collect::<Vec<_>>(),
+        n_perm,
+        seed,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,6 +523,25 @@ mod tests {
         };
         let (rho, floor, support) = within_group_scan(&input, 3, 0, &Conjoin::default()).unwrap();
         assert_eq!((rho, floor, support), (vec![0.0], vec![0.0; 3], vec![0]));
+    }
+
+    #[test]
+    fn partials_name_each_block_with_a_row() {
+        // Asks 3 and 2000 are mixed (blocks 0 and 1); ask 5000 (block 4) has one row.
+        let input = ColumnInput {
+            ptr: &[0, 2],
+            rows: &[0i64, 2],
+            vptr: &[0, 0],
+            values: &[],
+            groups: &[3, 3, 2000, 2000, 5000],
+            reward: &[1.0, 0.0, 1.0, 0.0, 1.0],
+        };
+        let got = within_group_scan_partials(&input, 3, 1).unwrap();
+        assert_eq!(got.blocks, vec![0, 1, 4]);
+        assert_eq!(got.var_r, vec![0.5, 0.5, 0.0]);
+        assert_eq!(got.support, vec![2, 2, 0]);
+        assert_eq!(got.cov, vec![0.5, 0.5, 0.0]);
+        assert_eq!(got.perm_cov.len(), 9);
     }
 
     #[test]

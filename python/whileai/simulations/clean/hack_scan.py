@@ -26,6 +26,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from whileai._gc import paused_gc
@@ -41,7 +42,7 @@ from whileai.simulations.clean.hack_matrix import (
 from whileai.simulations.progress import Progress
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
-__all__ = ["TIE", "floor_tau", "hack_scan", "scan_report", "usable_rows"]
+__all__ = ["TIE", "Scanned", "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]
 
 TIE = 0.999  # |rho| at or above this counts as a perfect explanation
 _SOLVED_SHARE = 0.5
@@ -49,7 +50,24 @@ _RIVAL_SHARE = 0.8
 _SHOWN = 20
 
 
-def _tier(name: str) -> str:
+@dataclass(frozen=True)
+class Scanned:
+    """What the ranking reads of the scan: per merged column its name, tier, aliases, rho and
+    support (conjunctions included), and the permutation floor."""
+
+    names: Sequence[str]
+    tiers: Sequence[str]
+    aliases: Sequence[Sequence[str]]
+    rho: Sequence[float]
+    support: Sequence[int]
+    floor: Sequence[float]
+
+
+# (line, is_endorsed, n_perm, seed, alpha) -> the scan of the usable rows
+Scan = Callable[[Progress, Callable[[str], bool], int, int, float], Scanned]
+
+
+def tier(name: str) -> str:
     if " & " in name:
         return "conjunction"
     if name.startswith("contains:"):
@@ -246,6 +264,7 @@ def scan_report(
     alpha: float = 0.05,
     seed: int = 0,
     progress: bool = True,
+    scan: Scan | None = None,
 ) -> dict[str, Any]:
     """Return ``hack_scan``'s report from the usable rows' feature columns instead of the rows.
 
@@ -261,6 +280,8 @@ def scan_report(
         trajectory: ``trajectory(i)`` equal for two rows exactly when they did the same thing
             (``trajectory_key`` of the row, or a digest of it).
         endorsed / n_perm / min_obs / alpha / seed / progress: as ``hack_scan``.
+        scan: makes the :class:`Scanned` itself instead of from ``columns`` (a scan summed
+            where the rows live); it must equal :func:`scan_columns` of the same columns.
 
     Returns:
         The report, as ``hack_scan`` returns it.
@@ -306,7 +327,12 @@ def scan_report(
         # The ranking allocates millions of small acyclic objects (feature dicts, cells, term
         # sets): cyclic collections during it free nothing and cost ~1/8 of the time at 100k rows.
         with paused_gc(), Progress("scan", n_used, enabled=progress) as line:
-            _rank(report, columns, groups, rewards, is_endorsed, line)
+            if scan is None:
+                scanned = scan_columns(columns(line), groups, rewards, is_endorsed, n_perm, seed,
+                                       alpha, line)
+            else:
+                scanned = scan(line, is_endorsed, n_perm, seed, alpha)
+            _rank(report, scanned, is_endorsed)
             line.finish(n_used, features=report["n_features"])
     # After the columns: hack_scan's trajectory keys come from the same walk over the rows.
     support["distinct_per_ask"] = _distinct_per_ask(trajectory, mixed_rows)
@@ -332,16 +358,18 @@ def scan_report(
     return report
 
 
-def _rank(
-    report: dict[str, Any],
-    make_columns: Callable[[Progress], Mapping[str, Column]],
+def scan_columns(
+    columns: Mapping[str, Column],
     groups: Sequence[int],
     rewards: Sequence[float],
     is_endorsed: Callable[[str], bool],
+    n_perm: int,
+    seed: int,
+    alpha: float,
     line: Progress,
-) -> None:
-    columns = make_columns(line)
-    tiers = {n: _tier(n) for n in columns}
+) -> Scanned:
+    """The scan of the feature columns in one process: merged columns, floor, conjunctions."""
+    tiers = {n: tier(n) for n in columns}
     line.stage("matrix")
     first = matrix_from_columns(columns, groups, rewards, tiers=tiers, endorsed=is_endorsed)
     del columns
@@ -349,16 +377,15 @@ def _rank(
     # binary columns, chosen without looking at reward), in the same call as the ranking.
     # (a column is binary when every non-zero value it holds is 1).
     candidates = [j for j in range(first.n_features) if first.is_binary(j)]
-    n_perm = report["n_perm"]
     line.stage(f"{n_perm} permutations")
-    rho, floor, sup = run_scan(first, n_perm, report["seed"], candidates, CONJ_TOP)
+    rho, floor, sup = run_scan(first, n_perm, seed, candidates, CONJ_TOP)
     rho_by = {n: rho[j] for j, n in enumerate(first.names)}
     strong_binary = {first.names[j] for j in candidates}
     line.stage("conjunctions")
     col_of = {n: j for j, n in enumerate(first.names)}
     conj = conjunctions(
         lambda name: first.rows_of(col_of[name]), groups, rewards, rho_by, strong_binary,
-        top=CONJ_TOP, alpha=report["alpha"],
+        top=CONJ_TOP, alpha=alpha,
     )
     tiers.update(dict.fromkeys(conj, "conjunction"))
     m = first
@@ -366,6 +393,12 @@ def _rank(
         # Append the conjunction columns to the matrix instead of building it again.
         m = add_columns(first, conj, tiers=tiers, endorsed=is_endorsed)
         rho, _, sup = run_scan(m, 0, 0)
+    return Scanned(m.names, m.tiers, m.aliases, rho, sup, floor)
+
+
+def _rank(report: dict[str, Any], scanned: Scanned, is_endorsed: Callable[[str], bool]) -> None:
+    n_perm, floor, rho, sup = report["n_perm"], scanned.floor, scanned.rho, scanned.support
+    names, tiers, aliases = scanned.names, scanned.tiers, scanned.aliases
     tau = floor_tau(list(floor), report["alpha"]) if n_perm else 0.0
     if not n_perm:
         report["warnings"].append("n_perm=0: no noise floor, every non-zero correlation counts")
@@ -376,20 +409,20 @@ def _rank(
             f"floor (use n_perm >= {need})"
         )
     ranked = sorted(
-        (j for j in range(m.n_features) if sup[j] >= 2 and rho[j] != 0.0),
-        key=lambda j: (-abs(rho[j]), m.names[j]),
+        (j for j in range(len(names)) if sup[j] >= 2 and rho[j] != 0.0),
+        key=lambda j: (-abs(rho[j]), names[j]),
     )
     report["tau"] = round(tau, 6)
-    report["n_features"] = m.n_features
+    report["n_features"] = len(names)
     report["_ranked"] = [
         {
-            "name": m.names[j],
+            "name": names[j],
             "rho": round(rho[j], 6),
             "support": sup[j],
-            "tier": m.tiers[j],
-            "endorsed": is_endorsed(m.names[j]) or any(is_endorsed(a) for a in m.aliases[j]),
+            "tier": tiers[j],
+            "endorsed": is_endorsed(names[j]) or any(is_endorsed(a) for a in aliases[j]),
             "above_floor": abs(rho[j]) > tau,
-            "aliases": list(m.aliases[j]),
+            "aliases": list(aliases[j]),
         }
         for j in ranked
     ]
