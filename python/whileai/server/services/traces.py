@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import secrets
 import threading
 import time
@@ -43,6 +44,7 @@ __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", 
 
 AGENT_KEY = "gen_ai.agent.name"
 _HEX = "0123456789abcdefABCDEF"
+_ZERO_TRACE, _ZERO_SPAN = "0" * 32, "0" * 16  # the OTLP invalid ids
 
 
 def _not_json(value: Any) -> Any:
@@ -93,24 +95,27 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
     by_trace: dict[str, list[Span]] = {}
     agent_of: dict[str, str] = {}
     agents_seen: set[str] = set()
-    rejected = valid = 0
+    rejected = n_valid = 0
     problems: list[str] = []
     account_id = account.id
     for item in received:
         body, span = item.body, item.span
         trace_id: Any
         span_id: Any
-        if body is None:  # protobuf: the ids are hex already
+        if body is None:  # protobuf: the ids are lowercase hex of their bytes already
             trace_id, span_id = span.trace_id, span.span_id
+            ok = (len(trace_id) == 32 and len(span_id) == 16
+                  and trace_id != _ZERO_TRACE and span_id != _ZERO_SPAN)
         else:
             trace_id, span_id = body.get("traceId"), body.get("spanId")
-        if not _valid_id(trace_id, 32) or not _valid_id(span_id, 16):
+            ok = _valid_id(trace_id, 32) and _valid_id(span_id, 16)
+        if not ok:
             rejected += 1
             if len(problems) < 3:
                 problems.append(f"span {span.name if body is None else body.get('name')!r} has "
                                 "no valid traceId/spanId")
             continue
-        valid += 1
+        n_valid += 1
         span_id, trace_id = str(span_id).lower(), str(trace_id).lower()
         if (trace_id, span_id) in spans:
             continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
@@ -131,7 +136,7 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
     records = {t: _record(account, t, group, agent_of.get(t), rows.get(t), now)
                for t, group in by_trace.items()}
     return _Prepared(lines=lines, spans=spans, by_trace=by_trace, records=records,
-                     agent_of=agent_of, agents=agents_seen, valid=valid, rejected=rejected,
+                     agent_of=agent_of, agents=agents_seen, valid=n_valid, rejected=rejected,
                      problems=problems)
 
 
@@ -168,6 +173,9 @@ def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict
             "rejected": rejected, "message": message, "traces": len(batch), "genai": built}
 
 
+_by_trace = operator.itemgetter("trace_id")
+
+
 def _insert_spans(conn: sa.Connection, lines: Sequence[dict[str, Any]],
                   stored: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """Insert the spans not stored yet; return the keys of those inserted.
@@ -180,6 +188,9 @@ def _insert_spans(conn: sa.Connection, lines: Sequence[dict[str, Any]],
     if conn.dialect.name != "sqlite":
         return insert_absent(conn, trace_spans, lines)
     new = [line for line in lines if line["trace_id"] not in stored]
+    # In key order the index is written page after page instead of all over; the sort is
+    # stable, so a trace's spans keep the order they came in (rowid is the arrival tie-break).
+    new.sort(key=_by_trace)
     insert_many(conn, trace_spans, new)
     seen = insert_absent(conn, trace_spans, [line for line in lines if line["trace_id"] in stored])
     return [(line["account_id"], line["trace_id"], line["span_id"]) for line in new] + seen
