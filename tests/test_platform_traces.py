@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -165,16 +166,15 @@ def test_a_span_is_identified_within_its_trace(platform_server: Any, key: str) -
     assert [s["spanId"] for s in stored] == ["01" * 8, "02" * 8, "03" * 8]
 
 
-def test_the_span_key_migration_keeps_every_span(tmp_path: Path) -> None:
-    import sqlalchemy as sa
+def _migrator(tmp_path: Path) -> tuple[Any, Callable[..., None]]:
+    """A fresh database's engine and ``migrate(to, down=False)``, which moves it to revision
+    ``to``."""
     from alembic import command
     from alembic.config import Config
 
     from platform_server import fresh_database
     from whileai.server.config import ServerConfig
     from whileai.server.store.db import _MIGRATIONS, open_engine
-    from whileai.server.store.tables import accounts
-    from whileai.server.store.trace_tables import trace_spans
 
     engine = open_engine(ServerConfig(directory=tmp_path, database=fresh_database()).database_url)
     alembic = Config()
@@ -185,6 +185,16 @@ def test_the_span_key_migration_keeps_every_span(tmp_path: Path) -> None:
             alembic.attributes["connection"] = conn
             (command.downgrade if down else command.upgrade)(alembic, to)
 
+    return engine, migrate
+
+
+def test_the_span_key_migration_keeps_every_span(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    from whileai.server.store.tables import accounts
+    from whileai.server.store.trace_tables import trace_spans
+
+    engine, migrate = _migrator(tmp_path)
     migrate("0005")
     spans = [{"account_id": "acct_1", "span_id": f"{i:016x}", "trace_id": f"{i // 2:032x}",
               "body": f'{{"name":"s{i}"}}', "received_at": float(i)} for i in range(6)]
@@ -193,10 +203,11 @@ def test_the_span_key_migration_keeps_every_span(tmp_path: Path) -> None:
                                                 is_admin=False, created_at=0.0))
         conn.execute(sa.insert(trace_spans), spans)
 
-    def stored() -> list[dict[str, Any]]:
+    def stored() -> list[dict[str, Any]]:  # the columns of 0005 (the later ones are NULL)
         with engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(
-                sa.select(trace_spans).order_by(trace_spans.c.span_id))]
+                sa.select(*(trace_spans.c[c] for c in spans[0]))
+                .order_by(trace_spans.c.span_id))]
 
     migrate("head")
     assert stored() == spans
@@ -206,6 +217,49 @@ def test_the_span_key_migration_keeps_every_span(tmp_path: Path) -> None:
     assert [s["span_id"] for s in stored()] == [s["span_id"] for s in spans]
     migrate("head")
     assert len(stored()) == len(spans)
+    engine.dispose()
+
+
+def test_protobuf_spans_survive_a_downgrade_as_json_bodies(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
+
+    from whileai.server.services.otlp import proto_body
+    from whileai.server.services.traces import _stored
+    from whileai.server.store.tables import accounts
+    from whileai.server.store.trace_tables import trace_spans
+
+    engine, migrate = _migrator(tmp_path)
+    migrate("head")
+    proto = ProtoSpan(trace_id=bytes.fromhex("ab" * 16), span_id=bytes.fromhex("01" * 8),
+                      name="chat m", start_time_unix_nano=5)
+    proto.attributes.add(key="gen_ai.input.messages").value.string_value = "[]"
+    stored = [{"account_id": "acct_1", "trace_id": "ab" * 16, "span_id": "01" * 8, "body": "",
+               "proto": proto.SerializeToString(), "agent": "bot", "received_at": 1.0},
+              {"account_id": "acct_1", "trace_id": "ab" * 16, "span_id": "02" * 8,
+               "body": '{"name":"tool"}', "proto": None, "agent": None, "received_at": 2.0}]
+    with engine.begin() as conn:
+        conn.execute(sa.insert(accounts).values(id="acct_1", name="a", tier="t",
+                                                is_admin=False, created_at=0.0))
+        conn.execute(sa.insert(trace_spans), stored)
+
+    def read() -> list[tuple[dict[str, Any], str | None]]:
+        columns = [trace_spans.c[c] for c in ("trace_id", "span_id", "body", "proto", "agent")]
+        with engine.connect() as conn:
+            return [_stored(*r) for r in conn.execute(
+                sa.select(*columns).order_by(trace_spans.c.span_id))]
+
+    before = read()
+    assert before[0] == ({**proto_body(proto.SerializeToString())}, "bot")
+    migrate("0006", down=True)  # the protobuf span and the agent go back into the JSON body
+    with engine.connect() as conn:
+        bodies = [json.loads(b) for b in conn.execute(
+            sa.select(trace_spans.c.body).order_by(trace_spans.c.span_id)).scalars()]
+    assert bodies[0]["whileaiAgent"] == "bot"
+    assert bodies[0]["name"] == "chat m"
+    assert bodies[1] == {"name": "tool"}
+    migrate("head")
+    assert read() == before
     engine.dispose()
 
 

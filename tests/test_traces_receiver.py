@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue  # noqa: E402
 
 from whileai.server.errors import ApiError  # noqa: E402
-from whileai.server.services.otlp import PROTOBUF, decode_body  # noqa: E402
+from whileai.server.services.otlp import PROTOBUF, decode_body, proto_body  # noqa: E402
 from whileai.server.services.traces import _rows  # noqa: E402
 
 
@@ -92,11 +92,15 @@ def _request() -> ExportTraceServiceRequest:
 
 
 def test_protobuf_spans_equal_what_the_shared_reader_reads_from_the_stored_bodies() -> None:
-    received = decode_body(_request().SerializeToString(), PROTOBUF, "", limit=1 << 20)
+    request = _request()
+    received = decode_body(request.SerializeToString(), PROTOBUF, "", limit=1 << 20)
     assert len(received) == 6
+    sent = [s for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
     for index, item in enumerate(received):
-        stored = json.loads(json.dumps(item.body))  # as the store keeps it
-        (again,), _ = decode_spans([stored])
+        assert item.body is None
+        assert item.proto == sent[index].SerializeToString()
+        shown = json.loads(json.dumps(proto_body(item.proto)))  # as a stored span is read back
+        (again,), _ = decode_spans([shown])
         assert item.span == replace(again, index=index)
     first = received[0].span
     assert first.attributes["blob"] == "AAE="
@@ -142,12 +146,21 @@ def test_rows_of_a_batch_equal_rows_read_trace_by_trace(conversations: bool) -> 
     assert _rows(groups) == expected
 
 
-def test_stored_bodies_read_the_same_with_or_without_their_ids() -> None:
-    from whileai.server.services.traces import _with_ids
+def test_stored_spans_read_the_same_in_every_stored_form() -> None:
+    from whileai.server.services.traces import _stored
 
     ids = {"traceId": "ab" * 16, "spanId": "01" * 8}
-    old = json.dumps({**ids, "name": "chat m", "attributes": {"gen_ai.agent.name": "a"}})
-    new = json.dumps({"name": "chat m", "attributes": {"gen_ai.agent.name": "a"}})
-    assert _with_ids("ab" * 16, "01" * 8, old) == _with_ids("ab" * 16, "01" * 8, new)
-    assert list(_with_ids("ab" * 16, "01" * 8, new)) == ["traceId", "spanId", "name",
-                                                         "attributes"]
+    span = {"name": "chat m", "attributes": {"gen_ai.agent.name": "a"}}
+    proto = next(s for rs in _request().resource_spans for ss in rs.scope_spans
+                 for s in ss.spans).SerializeToString()
+    # before the ids moved to their columns, before the agent did, and now
+    old = _stored("ab" * 16, "01" * 8, json.dumps({**ids, **span, "whileaiAgent": "a"}), None,
+                  None)
+    older = _stored("ab" * 16, "01" * 8, json.dumps({**span, "whileaiAgent": "a"}), None, None)
+    now = _stored("ab" * 16, "01" * 8, json.dumps(span), None, "a")
+    assert old == older == now == ({**ids, **span}, "a")
+    assert list(now[0]) == ["traceId", "spanId", "name", "attributes"]
+    body, agent = _stored("ab" * 16, "01" * 8, "", proto, "b")
+    assert agent == "b"
+    assert body == {**proto_body(proto), **ids}
+    assert list(body)[:2] == ["traceId", "spanId"]

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import sqlalchemy as sa
 from fastapi import FastAPI, Request
@@ -20,6 +22,7 @@ from whileai.server.pages import router as pages_router
 from whileai.server.routes import ROUTERS
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
+from whileai.server.store.checkpoint import background_checkpoints
 from whileai.server.store.db import migrate, open_engine, server_secret
 from whileai.server.store.tables import parts
 
@@ -73,9 +76,16 @@ async def _internal(_request: Request, exc: Exception) -> JSONResponse:
     return _error(500, "internal", f"the server failed ({type(exc).__name__}); see its log")
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """While the server runs, its SQLite log is checkpointed in the background."""
+    with background_checkpoints(app.state.store.engine):
+        yield
+
+
 def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     """The app for ``config`` (``store`` when the caller opened it already)."""
-    app = FastAPI(title="whileai platform", version=__version__,
+    app = FastAPI(title="whileai platform", version=__version__, lifespan=_lifespan,
                   description="Datasets, agents and accounts of a self-hosted whileai server.")
     app.state.store = store or open_store(config)
     app.add_exception_handler(ApiError, _api_error)

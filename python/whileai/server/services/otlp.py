@@ -1,8 +1,9 @@
 """OTLP/HTTP trace bodies in: protobuf or JSON, plain or gzip, to decoded spans.
 
 Protobuf is decoded with the official definitions (``opentelemetry-proto``) and walked once:
-each span becomes its OTLP/JSON body (hex ids, flat attributes: what the store keeps) and the
-:class:`~whileai.simulations.ingest.otlp.Span` that ``ingest.otlp`` would read from that body.
+each span keeps its bytes (what the store keeps) and becomes the
+:class:`~whileai.simulations.ingest.otlp.Span` that ``ingest.otlp`` reads from its OTLP/JSON body
+(:func:`proto_body`: hex ids, flat attributes, the shape a stored span is shown in).
 An OTLP/JSON body is read by ``ingest.otlp`` itself. Anything that does not decode raises
 ``ApiError("bad_request", reason)``: the receiver stores nothing from a malformed body.
 """
@@ -18,7 +19,7 @@ from typing import Any, NamedTuple
 from whileai.server.errors import ApiError
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
 
-__all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response"]
+__all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response", "proto_body"]
 
 PROTOBUF = "application/x-protobuf"
 # Keys of a whole export: a "span" holding one would be read as more spans by ``decode_spans``.
@@ -54,10 +55,12 @@ def _value(any_value: Any) -> Any:
 
 def _attributes(pairs: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for kv in pairs:  # most values are strings: read those without a call
+    for kv in pairs:
+        # Most values are non-empty strings: read one straight away (half the cost of asking
+        # which kind it is first); an empty or other value goes the general way.
         value = kv.value
-        kind = value.WhichOneof("value")
-        out[kv.key] = value.string_value if kind == "string_value" else _value(value)
+        text = value.string_value
+        out[kv.key] = text if text else _value(value)
     return out
 
 
@@ -70,55 +73,69 @@ def _plain(attrs: dict[str, Any]) -> dict[str, Any]:
 
 
 class Incoming(NamedTuple):
-    """One received span: ``body`` as stored (OTLP/JSON shape), ``resource`` attributes as plain
-    values, and ``span`` decoded once (``index``: its position in the request). A tuple: made
-    once per span, it costs a fraction of a frozen dataclass."""
+    """One received span as stored (``proto``: a protobuf span's bytes as they came; ``body``:
+    an OTLP/JSON span; one of the two is None), its ``resource`` attributes as plain values, and
+    ``span`` decoded once (``index``: its position in the request). A tuple: made once per span,
+    it costs a fraction of a frozen dataclass."""
 
-    body: dict[str, Any]
+    body: dict[str, Any] | None
+    proto: bytes | None
     resource: Mapping[str, Any]
     span: Span
 
 
-def _proto_span(span: Any, index: int) -> tuple[dict[str, Any], Span]:
-    """A protobuf span as its OTLP/JSON body (flat attributes, hex ids) and as a :class:`Span`
-    equal to what ``decode_spans`` reads from that body, built without reading the body back."""
-    trace_id, span_id, name = span.trace_id.hex(), span.span_id.hex(), span.name
-    start, end = span.start_time_unix_nano, span.end_time_unix_nano
+def _events(span: Any) -> list[tuple[str, int, dict[str, Any]]]:
+    return [(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events]
+
+
+def _proto_span(span: Any, index: int) -> Span:
+    """A protobuf span as the :class:`Span` ``decode_spans`` reads from :func:`proto_body` of
+    it, built without making that body."""
     attrs = _attributes(span.attributes)
-    body: dict[str, Any] = {"traceId": trace_id, "spanId": span_id, "name": name,
-                            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
-                            "attributes": attrs}
-    parent = span.parent_span_id
-    if parent:
-        parent = body["parentSpanId"] = parent.hex()
-    else:
-        parent = ""
     events: tuple[SpanEvent, ...] = ()
     if span.events:
-        raw = [(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events]
-        body["events"] = [{"name": label, "timeUnixNano": str(at), "attributes": a}
-                          for label, at, a in raw]
         events = tuple(SpanEvent(name=label, time=at or None, attributes=decode_attributes(a))
-                       for label, at, a in raw)
+                       for label, at, a in _events(span))
     status = span.status
     code, message = status.code, status.message
+    parent = span.parent_span_id
+    return Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(),
+                parent_id=parent.hex() if parent else "", name=span.name,
+                start=span.start_time_unix_nano or None, end=span.end_time_unix_nano or None,
+                attributes=_plain(attrs), events=events, error=code == 2,
+                status_message=message, index=index)
+
+
+def proto_body(data: bytes) -> dict[str, Any]:
+    """A stored protobuf span (its bytes) as its OTLP/JSON body: hex ids, flat attributes."""
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
+
+    span = ProtoSpan.FromString(data)
+    body: dict[str, Any] = {"traceId": span.trace_id.hex(), "spanId": span.span_id.hex(),
+                            "name": span.name, "startTimeUnixNano": str(span.start_time_unix_nano),
+                            "endTimeUnixNano": str(span.end_time_unix_nano),
+                            "attributes": _attributes(span.attributes)}
+    if span.parent_span_id:
+        body["parentSpanId"] = span.parent_span_id.hex()
+    if span.events:
+        body["events"] = [{"name": label, "timeUnixNano": str(at), "attributes": a}
+                          for label, at, a in _events(span)]
+    code, message = span.status.code, span.status.message
     if code or message:
         body["status"] = {"code": int(code), "message": message}
-    return body, Span(trace_id=trace_id, span_id=span_id, parent_id=parent, name=name,
-                      start=start or None, end=end or None, attributes=_plain(attrs),
-                      events=events, error=code == 2, status_message=message, index=index)
+    return body
 
 
 def _from_proto(request: Any) -> list[Incoming]:
-    """Every span of the request, walked once (several times faster than protobuf's generic
-    JSON mapping followed by a second decode)."""
+    """Every span of the request, walked once: its bytes to store and its :class:`Span` (several
+    times faster than protobuf's generic JSON mapping followed by a second decode)."""
     out: list[Incoming] = []
     for rs in request.resource_spans:
         resource = _attributes(rs.resource.attributes)
         for ss in rs.scope_spans:
             for span in ss.spans:
-                body, decoded = _proto_span(span, len(out))
-                out.append(Incoming(body, resource, decoded))
+                out.append(Incoming(None, span.SerializeToString(), resource,
+                                    _proto_span(span, len(out))))
     return out
 
 
@@ -128,7 +145,7 @@ def _from_json(export: dict[str, Any]) -> list[Incoming]:
     pairs = list(_json_spans(export))
     decoded = {s.index: s for s in decode_spans([body for body, _ in pairs])[0]}
     empty = Span(trace_id="", span_id="")  # no trace id: the receiver rejects it anyway
-    return [Incoming(body, resource, decoded.get(i, empty))
+    return [Incoming(body, None, resource, decoded.get(i, empty))
             for i, (body, resource) in enumerate(pairs)]
 
 

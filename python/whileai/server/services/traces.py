@@ -1,8 +1,9 @@
 """Traces: store received spans once, keep one conversation row per trace, attach scores.
 
-A request's spans arrive decoded once (``services.otlp``: the body to store and the
-:class:`~whileai.simulations.ingest.otlp.Span`). Before the write transaction, their bodies are
-encoded and every trace of the request gets its row from ``ingest.otel.read_otel`` (the
+A request's spans arrive decoded once (``services.otlp``: what to store, the protobuf bytes or
+the OTLP/JSON body, and the :class:`~whileai.simulations.ingest.otlp.Span`). Before the write
+transaction, JSON bodies are encoded and every trace of the request gets its row from
+``ingest.otel.read_otel`` (the
 conversion ``rows_from_otel`` uses) as if it were new: one ``read_otel`` call when no span names
 a conversation. In the transaction the new spans go in with one insert (a span whose trace and
 span id are stored already is a duplicate and skipped); a trace first seen takes its prepared
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import secrets
 import threading
 import time
@@ -30,8 +32,8 @@ import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, trace_stats
-from whileai.server.services.otlp import Incoming
-from whileai.server.store.dialect import insert_absent, insert_new, upsert
+from whileai.server.services.otlp import Incoming, proto_body
+from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
 from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, read_otel
@@ -42,6 +44,7 @@ __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", 
 
 AGENT_KEY = "gen_ai.agent.name"
 _HEX = "0123456789abcdefABCDEF"
+_ZERO_TRACE, _ZERO_SPAN = "0" * 32, "0" * 16  # the OTLP invalid ids
 
 
 def _not_json(value: Any) -> Any:
@@ -92,37 +95,48 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
     by_trace: dict[str, list[Span]] = {}
     agent_of: dict[str, str] = {}
     agents_seen: set[str] = set()
-    rejected = valid = 0
+    rejected = n_valid = 0
     problems: list[str] = []
     account_id = account.id
     for item in received:
-        body = item.body
-        trace_id, span_id = body.get("traceId"), body.get("spanId")
-        if not _valid_id(trace_id, 32) or not _valid_id(span_id, 16):
+        body, span = item.body, item.span
+        trace_id: Any
+        span_id: Any
+        if body is None:  # protobuf: the ids are lowercase hex of their bytes already
+            trace_id, span_id = span.trace_id, span.span_id
+            ok = (len(trace_id) == 32 and len(span_id) == 16
+                  and trace_id != _ZERO_TRACE and span_id != _ZERO_SPAN)
+        else:
+            trace_id, span_id = body.get("traceId"), body.get("spanId")
+            ok = _valid_id(trace_id, 32) and _valid_id(span_id, 16)
+        if not ok:
             rejected += 1
             if len(problems) < 3:
-                problems.append(f"span {body.get('name')!r} has no valid traceId/spanId")
+                problems.append(f"span {span.name if body is None else body.get('name')!r} has "
+                                "no valid traceId/spanId")
             continue
-        valid += 1
+        n_valid += 1
         span_id, trace_id = str(span_id).lower(), str(trace_id).lower()
         if (trace_id, span_id) in spans:
             continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
-        agent = item.span.attributes.get(AGENT_KEY) or item.resource.get(AGENT_KEY)
+        agent = span.attributes.get(AGENT_KEY) or item.resource.get(AGENT_KEY)
         if agent:
-            body["whileaiAgent"] = name = str(agent)
-            agents_seen.add(name)
-            agent_of.setdefault(trace_id, name)
-        spans[trace_id, span_id] = item.span
-        by_trace.setdefault(trace_id, []).append(item.span)
-        del body["traceId"], body["spanId"]  # kept once, in their columns (``_with_ids``)
+            agent = str(agent)
+            agents_seen.add(agent)
+            agent_of.setdefault(trace_id, agent)
+        spans[trace_id, span_id] = span
+        by_trace.setdefault(trace_id, []).append(span)
+        if body is not None:
+            del body["traceId"], body["spanId"]  # kept once, in their columns (``_stored``)
         lines.append({"account_id": account_id, "span_id": span_id, "trace_id": trace_id,
-                      "body": _compact(body), "received_at": now})
+                      "body": "" if body is None else _compact(body), "proto": item.proto,
+                      "agent": agent or None, "received_at": now})
     genai = {t: group for t, group in by_trace.items() if _is_genai(group)}
     rows = _rows(genai)
     records = {t: _record(account, t, group, agent_of.get(t), rows.get(t), now)
                for t, group in by_trace.items()}
     return _Prepared(lines=lines, spans=spans, by_trace=by_trace, records=records,
-                     agent_of=agent_of, agents=agents_seen, valid=valid, rejected=rejected,
+                     agent_of=agent_of, agents=agents_seen, valid=n_valid, rejected=rejected,
                      problems=problems)
 
 
@@ -143,12 +157,13 @@ def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict
     now = time.time()
     ready = _prepare(account, received, now)
     with _writing(store), store.engine.begin() as conn:
-        fresh = {key[1:] for key in insert_absent(conn, trace_spans, ready.lines)}
+        before = trace_stats.states(conn, account.id, sorted(ready.by_trace))
+        fresh = {key[1:] for key in _insert_spans(conn, ready.lines, before)}
         batch: dict[str, list[Span]] = {}
         for key, span in ready.spans.items():  # in the order received
             if key in fresh:
                 batch.setdefault(key[0], []).append(span)
-        built = _rebuild(conn, account, batch, ready, now)
+        built = _rebuild(conn, account, batch, before, ready, now)
         for agent in sorted(ready.agents):
             _touch_agent(conn, account, agent, now)
     problems, rejected = ready.problems, ready.rejected
@@ -156,6 +171,29 @@ def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict
                                      if rejected > len(problems) else "")
     return {"accepted": len(fresh), "duplicates": ready.valid - len(fresh),
             "rejected": rejected, "message": message, "traces": len(batch), "genai": built}
+
+
+_by_trace = operator.itemgetter("trace_id")
+
+
+def _insert_spans(conn: sa.Connection, lines: Sequence[dict[str, Any]],
+                  stored: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """Insert the spans not stored yet; return the keys of those inserted.
+
+    On SQLite (one writer at a time) a trace with no ``traces`` row yet has no stored span
+    either (both are written in one transaction), so its spans go straight in; only the spans
+    of traces seen before are looked up. PostgreSQL's writers run side by side: every span goes
+    through ``insert_absent``.
+    """
+    if conn.dialect.name != "sqlite":
+        return insert_absent(conn, trace_spans, lines)
+    new = [line for line in lines if line["trace_id"] not in stored]
+    # In key order the index is written page after page instead of all over; the sort is
+    # stable, so a trace's spans keep the order they came in (rowid is the arrival tie-break).
+    new.sort(key=_by_trace)
+    insert_many(conn, trace_spans, new)
+    seen = insert_absent(conn, trace_spans, [line for line in lines if line["trace_id"] in stored])
+    return [(line["account_id"], line["trace_id"], line["span_id"]) for line in new] + seen
 
 
 def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -> None:
@@ -168,30 +206,45 @@ def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str
     """All stored spans of ``trace_ids`` (this transaction's included), in the order stored;
     ``agent_of`` gets each trace's agent as its stored spans name it."""
     bodies: dict[str, list[dict[str, Any]]] = {t: [] for t in trace_ids}
+    agents: dict[str, str] = {}
     # The key orders a trace's spans by span id; the order they arrived in is the tie-break
     # ``read_otel`` falls back on when times are missing or equal.
     arrival = ([sa.literal_column("rowid")] if conn.dialect.name == "sqlite"
                else [trace_spans.c.received_at, sa.literal_column("ctid")])
     for chunk in range(0, len(trace_ids), 500):
-        for trace_id, span_id, body in conn.execute(
-                sa.select(trace_spans.c.trace_id, trace_spans.c.span_id, trace_spans.c.body)
-                .where(trace_spans.c.account_id == account.id,
-                       trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))
+        for stored in conn.execute(
+                sa.select(*_STORED).where(
+                    trace_spans.c.account_id == account.id,
+                    trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))
                 .order_by(*arrival)):
-            bodies[trace_id].append(_with_ids(trace_id, span_id, body))
-    for trace_id, found in bodies.items():
-        agent = next((b["whileaiAgent"] for b in found if b.get("whileaiAgent")), None)
-        if agent:
-            agent_of[trace_id] = agent
+            body, agent = _stored(*stored)
+            bodies[stored.trace_id].append(body)
+            if agent:
+                agents.setdefault(stored.trace_id, agent)
+    for trace_id in bodies:
+        if trace_id in agents:
+            agent_of[trace_id] = agents[trace_id]
         else:
             agent_of.pop(trace_id, None)
     return {trace_id: decode_spans(found)[0] for trace_id, found in bodies.items()}
 
 
-def _with_ids(trace_id: str, span_id: str, body: str) -> dict[str, Any]:
-    """A stored span body with its ids back in front (bodies stored before they were left out
-    of the body still hold them: the same values)."""
-    return {"traceId": trace_id, "spanId": span_id, **json.loads(body)}
+_STORED = (trace_spans.c.trace_id, trace_spans.c.span_id, trace_spans.c.body,
+           trace_spans.c.proto, trace_spans.c.agent)
+
+
+def _stored(trace_id: str, span_id: str, body: str, proto: bytes | None,
+            agent: str | None) -> tuple[dict[str, Any], str | None]:
+    """A stored span as its OTLP/JSON body with its ids in front, and the agent it names.
+
+    Protobuf spans are kept as their bytes; a JSON body stored before migration 0007 carries
+    its agent as ``whileaiAgent`` (and, before its ids moved to their columns, the same ids).
+    """
+    found = proto_body(bytes(proto)) if proto is not None else json.loads(body)
+    agent = agent or found.pop("whileaiAgent", None)
+    found.pop("traceId", None)  # the columns' ids are the ones the span is stored under
+    found.pop("spanId", None)
+    return {"traceId": trace_id, "spanId": span_id, **found}, agent
 
 
 def _is_genai(spans: Sequence[Span]) -> bool:
@@ -210,7 +263,8 @@ def _rows(groups: Mapping[str, Sequence[Span]]) -> dict[str, dict[str, Any]]:
 
 
 def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Span]],
-             ready: _Prepared, now: float) -> int:
+             stored: Mapping[str, trace_stats.TraceState], ready: _Prepared,
+             now: float) -> int:
     """Store the row of every trace the batch added spans to, and move the summary.
 
     A trace first seen in this batch takes the record prepared before the transaction when all
@@ -220,7 +274,7 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
     if not batch:
         return 0
     agent_of = ready.agent_of
-    before = trace_stats.states(conn, account.id, sorted(batch))
+    before = {t: stored[t] for t in sorted(batch) if t in stored}
     records = {t: ready.records[t] for t, group in batch.items()
                if t not in before and len(group) == len(ready.by_trace[t])}
     spans = {t: group for t, group in batch.items() if t not in records}
@@ -390,16 +444,14 @@ def get_trace(store: Store, account: Account, trace_id: str) -> dict[str, Any]:
             traces.c.account_id == account.id, traces.c.trace_id == trace_id.lower())).first()
         if found is None:
             raise ApiError("not_found", f"no trace {trace_id!r} in this account")
-        spans = [_with_ids(found.trace_id, span_id, body) for span_id, body in conn.execute(
-            sa.select(trace_spans.c.span_id, trace_spans.c.body).where(
+        spans = [_stored(*stored)[0] for stored in conn.execute(
+            sa.select(*_STORED).where(
                 trace_spans.c.account_id == account.id,
                 trace_spans.c.trace_id == found.trace_id).order_by(trace_spans.c.span_id))]
         scores = dict(conn.execute(
             sa.select(trace_scores.c.name, trace_scores.c.value).where(
                 trace_scores.c.account_id == account.id,
                 trace_scores.c.trace_id == found.trace_id)).tuples().all())
-    for span in spans:
-        span.pop("whileaiAgent", None)
     return {"traceId": found.trace_id, "agent": found.agent, "genai": bool(found.genai),
             "row": json.loads(found.row) if found.row else None, "spans": spans,
             "scores": scores}

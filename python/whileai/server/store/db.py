@@ -22,6 +22,10 @@ __all__ = ["migrate", "open_engine", "reading", "server_secret"]
 
 _MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _READS_ONLY = "whileai_reads_only"  # the execution option ``reading`` sets
+# A commit that grows the log past this many pages checkpoints it; the server's background
+# thread (``store.checkpoint``) does that long before, so this is the backstop.
+AUTOCHECKPOINT_PAGES = 16384
+WAL_LIMIT_BYTES = 64 * 1024 * 1024  # a log grown past this is cut back when it restarts
 
 
 def open_engine(url: str) -> sa.Engine:
@@ -37,6 +41,8 @@ def open_engine(url: str) -> sa.Engine:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
+            cursor.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
             cursor.close()
 
         @sa.event.listens_for(engine, "begin")

@@ -2,9 +2,10 @@
 (migration 0004) the per-task summary the cuts report and the traces page read.
 
 A span is identified by ``(account, trace id, span id)`` (migration 0006), so a re-sent batch
-stores nothing twice. A trace with GenAI spans gets its conversation row, its ``task`` (the row's
-task key: what cuts group runs by) and the value of its ``score`` (kept beside the row so cuts
-never read rows); other traces keep their spans raw and are only counted.
+stores nothing twice; a protobuf span is kept as its bytes (migration 0007). A trace with GenAI
+spans gets its conversation row, its ``task`` (the row's task key: what cuts group runs by) and
+the value of its ``score`` (kept beside the row so cuts never read rows); other traces keep their
+spans raw and are only counted.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ trace_spans = sa.Table(
     sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), nullable=False),
     sa.Column("span_id", sa.String(64), nullable=False),
     sa.Column("trace_id", sa.String(64), nullable=False),
-    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),  # OTLP/JSON; "" when ``proto`` holds the span
     sa.Column("received_at", sa.Float, nullable=False),
+    # Migration 0007: a protobuf span's bytes as received, and the agent the span names.
+    sa.Column("proto", sa.LargeBinary, nullable=True),
+    sa.Column("agent", sa.String(200), nullable=True),
     sa.PrimaryKeyConstraint("account_id", "trace_id", "span_id", name="pk_trace_spans"),
 )
 

@@ -14,10 +14,9 @@ into :class:`Message` here.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections import Counter, defaultdict
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Any, NamedTuple
 
 from whileai.simulations.ingest.otlp import SpanEvent
 from whileai.simulations.ingest.steps import content_text, parse_json_value
@@ -41,13 +40,14 @@ _LEGACY_ROLES = {
     "gen_ai.tool.message": "tool",
     "gen_ai.choice": "assistant",
 }
+Tally = MutableMapping[str, int]  # counts of what could not be read, by kind
 _QUIET_PARTS = {"reasoning", "blob", "uri", "file", "server_tool_call", "server_tool_call_response"}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Part:
+class Part(NamedTuple):
     """One message part: ``text`` (text), ``tool_call`` (id, name, arguments) or
-    ``tool_call_response`` (id, response)."""
+    ``tool_call_response`` (id, response). Immutable; a tuple because the platform's trace
+    receiver makes several per span, and a tuple costs a fraction of a frozen dataclass."""
 
     type: str
     text: str = ""
@@ -57,15 +57,14 @@ class Part:
     response: Any = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
-    """One chat message: a role and its parts."""
+class Message(NamedTuple):
+    """One chat message: a role and its parts (a tuple, as :class:`Part` is)."""
 
     role: str
     parts: tuple[Part, ...] = ()
 
 
-def _openai_parts(msg: Mapping[str, Any], tally: Counter[str]) -> list[Part]:
+def _openai_parts(msg: Mapping[str, Any], tally: Tally) -> list[Part]:
     """Parts of an OpenAI-style message (``content``, ``tool_calls``, ``tool_call_id``)."""
     parts: list[Part] = []
     role = msg.get("role")
@@ -88,7 +87,7 @@ def _openai_parts(msg: Mapping[str, Any], tally: Counter[str]) -> list[Part]:
     return parts
 
 
-def _part(raw: Any, tally: Counter[str]) -> Part | None:
+def _part(raw: Any, tally: Tally) -> Part | None:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
         tally["unknown_parts"] += 1
         return None
@@ -105,13 +104,18 @@ def _part(raw: Any, tally: Counter[str]) -> Part | None:
     return None
 
 
-def _message(raw: Any, tally: Counter[str]) -> Message | None:
+def _message(raw: Any, tally: Tally) -> Message | None:
     if not isinstance(raw, Mapping) or not raw.get("role"):
         tally["unknown_messages"] += 1
         return None
     role = str(raw["role"])
-    if isinstance(raw.get("parts"), list):
-        parts = [p for p in (_part(x, tally) for x in raw["parts"]) if p is not None]
+    given = raw.get("parts")
+    if isinstance(given, list):
+        parts = []
+        for item in given:  # a plain loop: a message has a part or two, set-up costs dominate
+            part = _part(item, tally)
+            if part is not None:
+                parts.append(part)
     else:
         parts = _openai_parts(raw, tally)
     return Message(role=role, parts=tuple(parts))
@@ -126,7 +130,7 @@ def read_messages(value: Any) -> tuple[list[Message], dict[str, int]]:
     >>> read_messages("not json")[1]
     {'bad_json': 1}
     """
-    tally: Counter[str] = Counter()
+    tally: Tally = defaultdict(int)  # made per call: a C type, where Counter() runs Python
     if isinstance(value, str):
         try:
             value = loads_limited(value, where="messages")
@@ -136,7 +140,11 @@ def read_messages(value: Any) -> tuple[list[Message], dict[str, int]]:
         value = [value]
     if not isinstance(value, Sequence) or isinstance(value, str | bytes):
         return [], {"unknown_messages": 1}
-    out = [m for m in (_message(v, tally) for v in value) if m is not None]
+    out = []
+    for item in value:
+        message = _message(item, tally)
+        if message is not None:
+            out.append(message)
     return out, dict(tally)
 
 
