@@ -5,14 +5,19 @@ two lines the test process writes (it writes one as each test starts)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 _LOG = os.environ.get("WHILEAI_KERNEL_LOG")
-
+_fd = -1
 if _LOG:
+    # FileNotFoundError: a helper (a Ray worker) starting after the session ended
+    with contextlib.suppress(FileNotFoundError):
+        _fd = os.open(_LOG, os.O_WRONLY | os.O_APPEND)
+
+if _fd >= 0:
     import kernel_watch
 
-    _fd = os.open(_LOG, os.O_WRONLY | os.O_APPEND)
     _logged: set[str] = set()
     _end = [-1]  # the log's size after this process's last line
 
