@@ -26,7 +26,8 @@ def watch(module: ModuleType, on_read: Callable[[str], None]) -> None:
     class Watched(ModuleType):
         def __getattribute__(self, name: str) -> Any:
             # `import whileai` copies BACKEND once for the package; that read decides nothing.
-            if name in names and sys._getframe(1).f_globals.get("__name__") != "whileai":
+            if name in names and (name != "BACKEND"
+                                  or sys._getframe(1).f_globals.get("__name__") != "whileai"):
                 on_read(name)
             return super().__getattribute__(name)
 
