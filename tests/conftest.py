@@ -1,4 +1,8 @@
-"""Shared fixtures: both kernel backends, a private WHILEAI_HOME for every test, offline HF."""
+"""Shared fixtures: both kernel backends, a private WHILEAI_HOME for every test, offline HF.
+
+The ``WHILEAI_PURE=1`` pass runs only the modules that reach a kernel; which ones, and how the
+list checks itself, is in ``kernel_reach.py``.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,17 @@ from typing import Any
 
 import pytest
 
+import kernel_reach
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    kernel_reach.configure(config)
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    return kernel_reach.ignore_collect(collection_path)
 
 
 def _native_or_skip() -> ModuleType:

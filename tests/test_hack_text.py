@@ -87,15 +87,6 @@ def test_bad_input_same_errors(backend: ModuleType) -> None:
         backend.hack_text_features(["a", 3], [1, 1], 5)
     with pytest.raises(TypeError, match="top must be an int"):
         backend.hack_text_features(["a"], [1], 1.5)
-    with pytest.raises(ValueError, match="a row index is outside"):
-        backend.columns_to_rows([0, 1], [5], [1.0], 2)
-
-
-def test_columns_to_rows(backend: ModuleType) -> None:
-    indptr, indices, values = backend.columns_to_rows([0, 2, 3, 3], [0, 2, 2], [1.0, 2.5, 3.0], 4)
-    assert (list(indptr), list(indices), list(values)) == (
-        [0, 1, 1, 3, 3], [0, 0, 1], [1.0, 2.5, 3.0]
-    )
 
 
 step_st = st.one_of(
@@ -196,4 +187,4 @@ def test_character_tables_match_this_python() -> None:
 def test_backend_switch_serves_both_functions() -> None:
     backend = importlib.import_module("whileai._backend")
     assert "hack_text_features" in backend.kernel_names()
-    assert "columns_to_rows" in backend.kernel_names()
+    assert "trace_masks" in backend.kernel_names()

@@ -40,7 +40,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "resample": ("bootstrap_means", "bootstrap_mean_diff", "sign_flip_means"),
     "ngram": ("NgramIndex", "DecontamLines"),
     "scan": ("within_group_scan", "within_group_scan_columns", "within_group_scan_partials"),
-    "hack_features": ("hack_text_features", "columns_to_rows", "trace_masks"),
+    "hack_features": ("hack_text_features", "trace_masks"),
     "select": ("select_diverse",),
 }
 
@@ -118,14 +118,12 @@ within_group_scan_columns: Callable[..., tuple[Any, Any, Any]] = _pick(
 #   var_r, support, var_x, cov, perm_cov): each block's sums, added in block order by
 #   clean/scan_blocks.py (how a cluster scans where the rows live)
 within_group_scan_partials: Callable[..., tuple[Any, ...]] = _pick("within_group_scan_partials")
-# hack_text_features(lowered agent texts, final reply lengths, top) -> (counts, vocab, ptr, rows)
-# and columns_to_rows(ptr, rows, values, n_rows) -> (indptr, indices, values): hack_scan's
-# features (docs/kernels.md, "Hack-scan text features").
+# hack_text_features(lowered agent texts, final reply lengths, top) -> (counts, vocab, ptr, rows):
+# hack_scan's text features (docs/kernels.md, "Hack-scan text features").
 hack_text_features: Callable[..., tuple[Any, list[str], Any, Any]] = _pick("hack_text_features")
 # trace_masks(patterns, families, said, final_texts, ptr, codes, fams, bodies, paths) -> masks:
 # which trace flags fire on each row (docs/kernels.md, "Trace flags").
 trace_masks: Callable[..., Any] = _pick("trace_masks")
-columns_to_rows: Callable[..., tuple[Any, Any, Any]] = _pick("columns_to_rows")
 # Resampling (docs/kernels.md, "Resampling"): flat float buffers in, array('d') out.
 bootstrap_means: Callable[[Any, int, int], Any] = _pick("bootstrap_means")
 bootstrap_mean_diff: Callable[[Any, Any, int, int], Any] = _pick("bootstrap_mean_diff")

@@ -17,7 +17,6 @@ __all__ = [
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
-    "columns_to_rows",
     "embed",
     "embed_counts",
     "hack_text_features",
@@ -119,9 +118,6 @@ class NgramIndex:
 def hack_text_features(
     texts: Iterable[str], final_chars: Sequence[int], top: int
 ) -> tuple[array[int], list[str], array[int], array[int]]: ...
-def columns_to_rows(
-    ptr: Sequence[int], rows: Sequence[int], values: Sequence[float], n_rows: int
-) -> tuple[array[int], array[int], array[float]]: ...
 def trace_masks(
     patterns: Iterable[str],
     families: Iterable[str],

@@ -384,7 +384,6 @@ fn register_ported_kernels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DecontamLines>()?;
     m.add_function(wrap_pyfunction!(select_diverse, m)?)?;
     m.add_function(wrap_pyfunction!(hack_text_features, m)?)?;
-    m.add_function(wrap_pyfunction!(columns_to_rows, m)?)?;
     m.add_function(wrap_pyfunction!(trace_masks, m)?)?;
     Ok(())
 }
@@ -1300,56 +1299,6 @@ fn hack_text_features<'py>(
         vocab,
         filled_array(py, "q", &got.ptr)?,
         filled_array(py, "q", &got.rows)?,
-    ))
-}
-
-/// A column-major sparse matrix transposed to rows: `(indptr, indices, values)`.
-#[pyfunction]
-fn columns_to_rows<'py>(
-    py: Python<'py>,
-    ptr: &Bound<'py, PyAny>,
-    rows: &Bound<'py, PyAny>,
-    values: &Bound<'py, PyAny>,
-    n_rows: &Bound<'py, PyAny>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let in_place = |obj: &Bound<'py, PyAny>, code: &str| -> PyResult<Option<(usize, usize)>> {
-        if !is_array_of(obj, code)? {
-            return Ok(None);
-        }
-        aligned_buffer::<i64>(obj)
-    };
-    let views = (
-        in_place(ptr, "q")?,
-        in_place(rows, "q")?,
-        in_place(values, "d")?,
-    );
-    let (indptr, indices, out) = if let (Some(p), Some(r), Some(v)) = views {
-        let n_rows = named_count_arg(n_rows, "n_rows")?;
-        // SAFETY: each (address, len) is the aligned buffer of a live array; the GIL is held
-        // and no Python code runs until the transpose returns, so none can be resized or freed.
-        // The transpose is one pass over the cells: holding the GIL costs less than a copy.
-        let slice_q = |(a, n): (usize, usize)| -> &[i64] {
-            if n == 0 {
-                &[]
-            } else {
-                unsafe { std::slice::from_raw_parts(a as *const i64, n) }
-            }
-        };
-        let vals: &[f64] = if v.1 == 0 {
-            &[]
-        } else {
-            unsafe { std::slice::from_raw_parts(v.0 as *const f64, v.1) }
-        };
-        crate::hack_text::columns_to_rows(slice_q(p), slice_q(r), vals, n_rows)?
-    } else {
-        let (ptr, rows, values) = (int_buffer(ptr)?, int_buffer(rows)?, float_buffer(values)?);
-        let n_rows = named_count_arg(n_rows, "n_rows")?;
-        py.detach(|| crate::hack_text::columns_to_rows(&ptr, &rows, &values, n_rows))?
-    };
-    Ok((
-        filled_array(py, "q", &indptr)?,
-        filled_array(py, "q", &indices)?,
-        filled_array(py, "d", &out)?,
     ))
 }
 

@@ -583,57 +583,6 @@ pub fn hack_text_features<T: AsRef<[u8]> + Sync>(
     })
 }
 
-/// A row-major sparse matrix: `(indptr, indices, values)`.
-pub type Csr = (Vec<i64>, Vec<i64>, Vec<f64>);
-
-/// The transpose of a column-major sparse matrix (`ptr`, `rows`, `values` per column, rows
-/// ascending within a column): row-major `(indptr, indices, values)` with columns ascending
-/// within a row.
-///
-/// # Errors
-/// `CoreError::Value` when the pointers are not a valid non-decreasing partition of the cells
-/// or a row index is outside `0..n_rows`.
-pub fn columns_to_rows(
-    ptr: &[i64],
-    rows: &[i64],
-    values: &[f64],
-    n_rows: usize,
-) -> Result<Csr, CoreError> {
-    let bad = |what: &str| CoreError::Value(format!("columns_to_rows: {what}"));
-    if ptr.first().copied().unwrap_or(0) != 0
-        || ptr.windows(2).any(|w| w[1] < w[0])
-        || ptr.last().copied().unwrap_or(0) as usize != rows.len()
-        || rows.len() != values.len()
-    {
-        return Err(bad(
-            "ptr must run from 0 to len(rows) without decreasing, len(values) == len(rows)",
-        ));
-    }
-    if rows.iter().any(|&r| r < 0 || r as usize >= n_rows) {
-        return Err(bad("a row index is outside 0..n_rows"));
-    }
-    let mut indptr = vec![0i64; n_rows + 1];
-    for &r in rows {
-        indptr[r as usize + 1] += 1;
-    }
-    for i in 0..n_rows {
-        indptr[i + 1] += indptr[i];
-    }
-    let mut fill: Vec<i64> = indptr[..n_rows].to_vec();
-    let mut indices = vec![0i64; rows.len()];
-    let mut out = vec![0f64; rows.len()];
-    for j in 0..ptr.len().saturating_sub(1) {
-        for c in ptr[j] as usize..ptr[j + 1] as usize {
-            let r = rows[c] as usize;
-            let at = fill[r] as usize;
-            indices[at] = j as i64;
-            out[at] = values[c];
-            fill[r] += 1;
-        }
-    }
-    Ok((indptr, indices, out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,14 +595,5 @@ mod tests {
         let vocab: Vec<&[u8]> = got.vocab.iter().map(|v| v.as_slice()).collect();
         assert!(vocab.contains(&b"## b".as_slice()));
         assert!(!vocab.contains(&b"x".as_slice()) || got.ptr.len() > 1);
-    }
-
-    #[test]
-    fn transpose_orders_columns_within_rows() {
-        let (indptr, indices, values) =
-            columns_to_rows(&[0, 2, 3], &[0, 1, 1], &[1.0, 2.0, 3.0], 2).unwrap();
-        assert_eq!(indptr, vec![0, 1, 3]);
-        assert_eq!(indices, vec![0, 0, 1]);
-        assert_eq!(values, vec![1.0, 2.0, 3.0]);
     }
 }

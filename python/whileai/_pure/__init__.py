@@ -8,7 +8,7 @@ from __future__ import annotations
 from whileai._pure.bootstrap import bootstrap_mean_diff, bootstrap_means, sign_flip_means
 from whileai._pure.decontam import DecontamLines
 from whileai._pure.embed import embed, embed_counts
-from whileai._pure.hack_text import columns_to_rows, hack_text_features
+from whileai._pure.hack_text import hack_text_features
 from whileai._pure.hash import hash64
 from whileai._pure.ngram import NgramIndex
 from whileai._pure.rng import bounded_ints, splitmix64_stream, uniform_floats
@@ -27,7 +27,6 @@ __all__ = [
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
-    "columns_to_rows",
     "embed",
     "embed_counts",
     "hack_text_features",

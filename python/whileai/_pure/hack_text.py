@@ -1,4 +1,4 @@
-"""hack_scan's text features and the column-to-row transpose: the reference kernels.
+"""hack_scan's text features: the reference kernel.
 
 ``hack_text_features(texts, final_chars, top)`` reads each row's agent text (already
 lowercased with ``str.lower()``) whose last ``final_chars`` code points are the final reply,
@@ -13,8 +13,7 @@ and returns ``(counts, vocab, ptr, rows)``:
   ``rows[ptr[j]:ptr[j + 1]]``, ascending.
 
 A term is a maximal run of ``\\w`` or of ``[^\\w\\s]`` (``re`` semantics), or two adjacent ones
-joined by a space. ``columns_to_rows(ptr, rows, values, n_rows)`` transposes a column-major
-sparse matrix to ``(indptr, indices, values)``, columns ascending within each row.
+joined by a space.
 
 >>> counts, vocab, ptr, rows = hack_text_features(["### done!", "ok"], [9, 2], 10)
 >>> list(counts[:7]), vocab[:2]
@@ -31,7 +30,7 @@ from itertools import pairwise
 
 from whileai._pure.tokenize import check_texts
 
-__all__ = ["COUNTS", "columns_to_rows", "hack_text_features"]
+__all__ = ["COUNTS", "hack_text_features"]
 
 COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
           "digits")
@@ -86,31 +85,3 @@ def hack_text_features(
         ptr.append(len(rows))
     return counts, vocab, ptr, rows
 
-
-def columns_to_rows(
-    ptr: Sequence[int], rows: Sequence[int], values: Sequence[float], n_rows: int
-) -> tuple[array[int], array[int], array[float]]:
-    """Transpose a column-major sparse matrix to row-major ``(indptr, indices, values)``."""
-    ptr_a, rows_a, values_a = array("q", ptr), array("q", rows), array("d", values)
-    if isinstance(n_rows, bool) or not isinstance(n_rows, int):
-        raise TypeError(f"n_rows must be an int, got {type(n_rows).__name__}")
-    if n_rows < 0:
-        raise ValueError(f"n_rows must be at least 0, got {n_rows}")
-    bounds_ok = (ptr_a[0] if ptr_a else 0) == 0 and (ptr_a[-1] if ptr_a else 0) == len(rows_a)
-    if (not bounds_ok or any(b < a for a, b in pairwise(ptr_a))
-            or len(rows_a) != len(values_a)):
-        raise ValueError("columns_to_rows: ptr must run from 0 to len(rows) without decreasing, "
-                         "len(values) == len(rows)")
-    if any(r < 0 or r >= n_rows for r in rows_a):
-        raise ValueError("columns_to_rows: a row index is outside 0..n_rows")
-    cells: list[list[tuple[int, float]]] = [[] for _ in range(n_rows)]
-    for j in range(max(0, len(ptr_a) - 1)):
-        for c in range(ptr_a[j], ptr_a[j + 1]):
-            cells[rows_a[c]].append((j, values_a[c]))
-    indptr, indices, out = array("q", [0]), array("q"), array("d")
-    for row in cells:
-        for j, v in row:
-            indices.append(j)
-            out.append(v)
-        indptr.append(len(indices))
-    return indptr, indices, out

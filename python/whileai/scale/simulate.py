@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from whileai._backend import hash64
+from whileai import _backend
 from whileai.errors import ConfigError
 from whileai.scale._ray import require_ray
 from whileai.simulations.data import SimulationData
@@ -44,7 +44,7 @@ def shard_of(key: str, shards: int) -> int:
     >>> shard_of("sc-0123456789", 1)
     0
     """
-    return hash64(key) % shards
+    return _backend.hash64(key) % shards
 
 
 def _task_rows(tasks: object) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from whileai._backend import hash64
+from whileai import _backend
 from whileai.scale._ray import require_ray
 from whileai.simulations.generate.agents import RolloutAgent, resolve_agent
 
@@ -66,7 +66,7 @@ def endpoint_slots(endpoint: str, limit: int) -> Any:
     'endpoint_slots'
     """
     ray = require_ray()
-    name = f"whileai-slots-{hash64(endpoint):016x}-{limit}"
+    name = f"whileai-slots-{_backend.hash64(endpoint):016x}-{limit}"
     actor = ray.remote(_Slots).options(
         name=name, namespace=NAMESPACE, get_if_exists=True, max_concurrency=max(1000, limit)
     )
