@@ -113,6 +113,18 @@ def test_killed_client_leaves_no_dataset_and_no_part(fresh: Server) -> None:
     assert fresh.files("parts") == []
 
 
+def test_minting_a_key_beside_a_running_server_keeps_its_uploads(fresh: Server) -> None:
+    key = fresh.key("uploader")
+    client = _start_killed_client(fresh, key)  # an upload in progress, its temp part on disk
+    try:
+        uploading = fresh.files("tmp")
+        fresh.key("someone-else")  # ``whileai serve --create-key`` on the same folder
+        assert fresh.files("tmp") == uploading  # not swept as a stray file
+    finally:
+        client.kill()
+        client.wait(timeout=30)
+
+
 def test_server_killed_mid_write_leaves_nothing_after_restart(fresh: Server) -> None:
     key = fresh.key("crash")
     kept = zps.push_rows(padded(10, 5), "kept", api_key=key, base_url=fresh.url)

@@ -31,16 +31,18 @@ __all__ = ["create_app", "open_store"]
 log = logging.getLogger("whileai.server")
 
 
-def open_store(config: ServerConfig) -> Store:
-    """Create the folders, migrate the database, and remove parts no manifest lists."""
+def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
+    """Create the folders, migrate the database, and (``sweep_uploads``: when no server runs on
+    the folder, i.e. the server starting) remove upload files no manifest lists."""
     config.directory.mkdir(parents=True, exist_ok=True)
     engine = open_engine(config.database_url)
     migrate(engine)
-    with engine.connect() as conn:
-        referenced = set(conn.execute(sa.select(parts.c.path)).scalars())
-    removed = sweep(config.parts_dir, config.tmp_dir, referenced)
-    if removed:
-        log.info("removed %d unfinished upload file(s)", removed)
+    if sweep_uploads:
+        with engine.connect() as conn:
+            referenced = set(conn.execute(sa.select(parts.c.path)).scalars())
+        removed = sweep(config.parts_dir, config.tmp_dir, referenced)
+        if removed:
+            log.info("removed %d unfinished upload file(s)", removed)
     config.parts_dir.mkdir(exist_ok=True)
     config.tmp_dir.mkdir(exist_ok=True)
     return Store(engine=engine, config=config, secret=server_secret(engine))

@@ -15,7 +15,8 @@ def create_key(config: ServerConfig, account: str, *, admin: bool = False) -> st
     from whileai.server.app import open_store
     from whileai.server.services.accounts import create_key as mint
 
-    store = open_store(config)
+    # A server may be running on this folder: its uploads in progress are not stray files.
+    store = open_store(config, sweep_uploads=False)
     created, key = mint(store, account, admin=admin)
     store.engine.dispose()
     print(f"minted key {created.key_id} for account {created.name} ({created.id}); it is shown "
