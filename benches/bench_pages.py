@@ -69,7 +69,7 @@ def main() -> None:
     root = Path(tempfile.mkdtemp())
     server = start_server(root)
     try:
-        key = server.key("bench")
+        key = server.key("bench", in_process=False)
         os.environ.update({"WHILEAI_BASE_URL": server.url, "WHILEAI_API_KEY": key})
         import whileai.simulations as zps
 

@@ -57,7 +57,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = start_server(Path(tmp))
         try:
-            key = server.key("bench")
+            key = server.key("bench", in_process=False)
             assert server.proc is not None
             start = time.perf_counter()
             entry = zps.push_rows(rows, "bench", api_key=key, base_url=server.url)

@@ -172,7 +172,7 @@ def main() -> None:
     sizes = [int(n) for n in args.rss_at.split(",") if n.strip()] or [0]
     server = start_server(Path(tempfile.mkdtemp()))
     try:
-        key = server.key("bench")
+        key = server.key("bench", in_process=False)
         account = requests.get(server.url + "/v1/account", timeout=10,
                                headers={"Authorization": f"Bearer {key}"}).json()
         assert server.proc is not None
