@@ -9,6 +9,7 @@ from types import ModuleType
 
 import pytest
 
+from evasions import EVASIONS, PLAIN
 from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 from whileai.simulations.clean.decontam_index import build_eval_index
@@ -200,3 +201,19 @@ def test_eval_index_ships_to_a_worker_process() -> None:
     assert got == [0, -1]
     clean, _ = decontaminate([{"prompt": p} for p in probe], against=index)
     assert [r["prompt"] for r in clean] == [probe[1]]
+
+
+@pytest.mark.parametrize(("name", "text"), EVASIONS)
+def test_decontaminate_drops_each_evasion_as_verbatim(name: str, text: str) -> None:
+    clean, report = decontaminate(
+        [{"prompt": text}, {"prompt": "an unrelated question about refunds"}],
+        against=[{"prompt": PLAIN}],
+    )
+    assert report["by_rule"]["verbatim"] == 1, name
+    assert [r["prompt"] for r in clean] == ["an unrelated question about refunds"]
+
+
+def test_decontaminate_catches_a_near_copy_with_evasions_in_several_words() -> None:
+    text = PLAIN.replace("contamination", "conta\u200bmination").replace("order", "\u043erder")
+    _, report = decontaminate([{"prompt": text + " again"}], against=[PLAIN])
+    assert report["by_rule"]["near"] == 1

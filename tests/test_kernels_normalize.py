@@ -13,25 +13,9 @@ from types import ModuleType
 
 import pytest
 
+from evasions import EVASIONS, PLAIN
 from whileai._pure._unicode_data import CONFUSABLE, IGNORABLE, UNICODE_VERSION
 from whileai._pure.normalize import normalize
-from whileai.simulations.clean.decontam import decontaminate
-
-PLAIN = "please confirm the contamination report for the blue kettle order today"
-# (name, text): each is PLAIN with one evasion a copier might use.
-EVASIONS = [
-    ("zero-width space", PLAIN.replace("contamination", "conta\u200bmination")),
-    ("soft hyphen", PLAIN.replace("contamination", "contami\u00adnation")),
-    ("zero-width joiners", PLAIN.replace("kettle", "ket\u200dtle\u200c")),
-    ("word joiner and BOM", "\ufeff" + PLAIN.replace("blue", "bl\u2060ue")),
-    ("variation selector", PLAIN.replace("order", "or\ufe0fder")),
-    ("full-width letters", PLAIN.replace("kettle", "\uff4b\uff45\uff54\uff54\uff4c\uff45")),
-    ("Cyrillic o", PLAIN.replace("order", "\u043erder").replace("report", "rep\u043ert")),
-    ("Cyrillic a, e, c, p", PLAIN.replace("please", "\u0440l\u0435\u0430s\u0435")),
-    ("Greek capitals", PLAIN.replace("the blue", "\u03a4\u0397\u0395 blue")),
-    ("ligature", PLAIN.replace("confirm", "con\ufb01rm")),
-    ("non-breaking spaces", PLAIN.replace(" ", "\u00a0")),
-]
 
 
 def _ignorable(text: str) -> str:
@@ -68,22 +52,6 @@ def test_hash_embedder_sees_the_same_words(backend: ModuleType) -> None:
     counts = backend.embed_counts(texts, 64).tolist()
     for k in range(1, len(texts)):
         assert counts[k * 64 : (k + 1) * 64] == counts[:64], EVASIONS[k - 1][0]
-
-
-@pytest.mark.parametrize(("name", "text"), EVASIONS)
-def test_decontaminate_drops_each_evasion_as_verbatim(name: str, text: str) -> None:
-    clean, report = decontaminate(
-        [{"prompt": text}, {"prompt": "an unrelated question about refunds"}],
-        against=[{"prompt": PLAIN}],
-    )
-    assert report["by_rule"]["verbatim"] == 1, name
-    assert [r["prompt"] for r in clean] == ["an unrelated question about refunds"]
-
-
-def test_decontaminate_catches_a_near_copy_with_evasions_in_several_words() -> None:
-    text = PLAIN.replace("contamination", "conta\u200bmination").replace("order", "\u043erder")
-    _, report = decontaminate([{"prompt": text + " again"}], against=[PLAIN])
-    assert report["by_rule"]["near"] == 1
 
 
 @pytest.mark.skipif(
