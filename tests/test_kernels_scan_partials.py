@@ -135,3 +135,38 @@ def test_a_block_given_twice_is_refused(backend: ModuleType) -> None:
     part = backend.within_group_scan_partials([0, 1], [0], [0, 0], [], [0, 0], [1.0, 0.0])
     with pytest.raises(ValueError, match="block 0 is given twice"):
         add_partials([part, part], 1, 0)
+
+
+def _one_per_block(backend: ModuleType, n_perm: int) -> list[Any]:
+    """Partials of three blocks, one call each (as three workers would send them)."""
+    out = []
+    for b, reward in enumerate(([1.0, 0.0], [0.25, 1.0], [0.0, 0.5])):
+        ask = b * BLOCK
+        out.append(backend.within_group_scan_partials([0, 1], [0], [0, 0], [], [ask, ask],
+                                                      reward, n_perm, 7))
+    return out
+
+
+def test_partials_add_to_the_same_totals_in_any_arrival_order(backend: ModuleType) -> None:
+    parts = _one_per_block(backend, 3)
+    want = add_partials(parts, 1, 3)
+    for order in ([0, 1, 2], [2, 1, 0], [1, 2, 0]):
+        got = add_partials(iter([parts[k] for k in order]), 1, 3, expected=[0, 1, 2])
+        assert got == want
+    held_back = add_partials(iter([parts[2], parts[0]]), 1, 3, expected=[0, 1, 2])
+    assert held_back == add_partials([parts[0], parts[2]], 1, 3)  # block 1 never came
+    with pytest.raises(ValueError, match="block 2 is not one of the expected blocks"):
+        add_partials(parts, 1, 3, expected=[0, 1])
+
+
+def test_partials_arriving_in_block_order_are_added_at_once(backend: ModuleType) -> None:
+    parts = _one_per_block(backend, 3)
+    want = add_partials(parts, 1, 3)
+
+    def arriving() -> Any:
+        for part in parts:
+            yield part
+            for column in part[1:]:  # spoil what was sent: only a part still held would show it
+                for i in range(len(column)):
+                    column[i] = 99
+    assert add_partials(arriving(), 1, 3, expected=[0, 1, 2]) == want

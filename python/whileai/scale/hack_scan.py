@@ -21,7 +21,8 @@ place in the dataset, zipped on with ``Dataset.zip``, so nothing depends on batc
 
 The report is ``hack_scan``'s to the byte (the kernel's sums are defined block by block,
 docs/kernels.md "Scan"). The driver holds 40 bytes a usable row (ask id, reward, place,
-trajectory digest), the term counts of pass 1 and the block partials of the scan.
+trajectory digest), the term counts of pass 1 and the block partials that arrive ahead of a
+block still to come (each is added once the blocks before it have been).
 """
 
 from __future__ import annotations

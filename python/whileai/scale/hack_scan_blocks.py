@@ -159,15 +159,17 @@ class BlockScan:
         is_binary = [binary[n] for n in names]
         candidates = [j for j, b in enumerate(is_binary) if b]
         line.stage(f"{n_perm} permutations on the cluster")
-        block_parts = [_from_table(r) for r in self._each_block(
-            _partials_rows, names=names, n_perm=n_perm, seed=seed)]
+        # Added as they come (in block order they are added at once and not held).
+        block_parts = (_from_table(r) for r in self._each_block(
+            _partials_rows, names=names, n_perm=n_perm, seed=seed))
 
-        def pair_partials(pairs: list[tuple[int, int]]) -> list[Any]:
-            return [_from_table(r) for r in self._each_block(
-                _pair_rows, names=names, pairs=pairs, n_perm=n_perm, seed=seed)]
+        def pair_partials(pairs: list[tuple[int, int]]) -> Iterator[Any]:
+            return (_from_table(r) for r in self._each_block(
+                _pair_rows, names=names, pairs=pairs, n_perm=n_perm, seed=seed))
 
+        blocks = sorted({ask // BLOCK for ask in self.groups})
         rho, floor, sup = scan_from_partials(block_parts, len(names), n_perm, candidates,
-                                             CONJ_TOP, pair_partials)
+                                             CONJ_TOP, pair_partials, expected=blocks)
         line.stage("conjunctions")
         rho_by = {n: rho[j] for j, n in enumerate(names)}
         strong_binary = {names[j] for j in candidates}

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 __all__ = ["Totals", "add_partials", "and_columns", "scan_from_partials"]
@@ -40,33 +39,59 @@ class Totals:
     perm_cov: list[float]  # feature j, permutation p at j * n_perm + p
 
 
-def add_partials(parts: Sequence[Partials], n_features: int, n_perm: int) -> Totals:
+def add_partials(parts: Iterable[Partials], n_features: int, n_perm: int,
+                 expected: Sequence[int] = ()) -> Totals:
     """Add the partials of distinct blocks in block order, each sum from 0.0.
 
+    ``parts`` are added as they come: a block is added as soon as every block of ``expected``
+    (the blocks that may come, ascending) before it has been, so a caller iterating results
+    that arrive in block order holds one block's partials at a time; blocks held back are added
+    in order at the end. With no ``expected``, every part is held until the end.
+
     Raises:
-        ValueError: a block is given twice.
+        ValueError: a block is given twice, or a block ``expected`` does not list.
+
+    >>> from whileai import _backend
+    >>> part = _backend.within_group_scan_partials([0, 1], [0], [0, 0], [], [0, 0], [1.0, 0.0])
+    >>> add_partials([part], 1, 0, expected=[0]).var_r
+    0.5
     """
-    order = sorted((int(b), i, k) for i, part in enumerate(parts) for k, b in enumerate(part[0]))
-    for (b, _, _), (c, _, _) in pairwise(order):
-        if b == c:
-            raise ValueError(f"block {b} is given twice")
-    var_r = 0.0
-    support = array("q", [0] * n_features)
-    var_x = array("d", [0.0] * n_features)
-    cov = array("d", [0.0] * n_features)
-    perm_cov = [0.0] * (n_features * n_perm)
+    totals = Totals(0.0, array("q", [0] * n_features), array("d", [0.0] * n_features),
+                    array("d", [0.0] * n_features), [0.0] * (n_features * n_perm))
+    allowed = set(expected)
+    upcoming = iter(sorted(allowed))
+    due = next(upcoming, None)
+    seen: set[int] = set()
+    waiting: dict[int, tuple[Partials, int]] = {}
+    for part in parts:
+        for k, b in enumerate(part[0]):
+            block = int(b)
+            if block in seen:
+                raise ValueError(f"block {block} is given twice")
+            if allowed and block not in allowed:
+                raise ValueError(f"block {block} is not one of the expected blocks")
+            seen.add(block)
+            waiting[block] = (part, k)
+        while due is not None and due in waiting:
+            _add_block(totals, *waiting.pop(due), n_features, n_perm)
+            due = next(upcoming, None)
+    for block in sorted(waiting):  # with ``expected``: blocks after one that never came
+        _add_block(totals, *waiting[block], n_features, n_perm)
+    return totals
+
+
+def _add_block(totals: Totals, part: Partials, k: int, n_features: int, n_perm: int) -> None:
+    """Add block ``k`` of ``part`` (``within_group_scan_partials``'s k-th block) to ``totals``."""
+    _, part_r, part_support, part_x, part_cov, part_perm = part
+    totals.var_r += part_r[k]
+    lo = k * n_features
+    for j in range(n_features):
+        totals.support[j] += part_support[lo + j]
+        totals.var_x[j] += part_x[lo + j]
+        totals.cov[j] += part_cov[lo + j]
     width = n_features * n_perm
-    for _, i, k in order:
-        _, part_r, part_support, part_x, part_cov, part_perm = parts[i]
-        var_r += part_r[k]
-        lo = k * n_features
-        for j in range(n_features):
-            support[j] += part_support[lo + j]
-            var_x[j] += part_x[lo + j]
-            cov[j] += part_cov[lo + j]
-        block = part_perm[k * width : (k + 1) * width]
-        perm_cov = [a + c for a, c in zip(perm_cov, block, strict=True)]
-    return Totals(var_r, support, var_x, cov, perm_cov)
+    block = part_perm[k * width : (k + 1) * width]
+    totals.perm_cov = [a + c for a, c in zip(totals.perm_cov, block, strict=True)]
 
 
 def _clamp(x: float) -> float:
@@ -81,20 +106,22 @@ def _denominators(totals: Totals) -> list[float]:
 
 
 def scan_from_partials(
-    parts: Sequence[Partials],
+    parts: Iterable[Partials],
     n_features: int,
     n_perm: int,
     conjoin: Sequence[int] = (),
     top: int = 0,
-    and_partials: Callable[[list[tuple[int, int]]], Sequence[Partials]] | None = None,
+    and_partials: Callable[[list[tuple[int, int]]], Iterable[Partials]] | None = None,
+    expected: Sequence[int] = (),
 ) -> tuple[array[float], array[float], array[int]]:
     """``within_group_scan_columns``'s ``(rho, floor, support)`` from every block's partials.
 
     With ``conjoin`` and ``top >= 2``, ``and_partials(pairs)`` must return the partials of the
     AND columns of ``pairs`` (column ``k`` for ``pairs[k]``, as :func:`and_columns` makes them)
-    over every block, made with the same ``n_perm`` and seed.
+    over every block, made with the same ``n_perm`` and seed. ``parts`` may be an iterator;
+    with ``expected`` (the blocks that may come) it is added as it comes (:func:`add_partials`).
     """
-    totals = add_partials(parts, n_features, n_perm)
+    totals = add_partials(parts, n_features, n_perm, expected)
     denoms = _denominators(totals)
     rho = array("d", [0.0] * n_features)
     for j, denom in enumerate(denoms):
@@ -122,7 +149,7 @@ def scan_from_partials(
     if pairs:
         if and_partials is None:
             raise ValueError("the conjunction search needs and_partials")
-        both = add_partials(and_partials(pairs), len(pairs), n_perm)
+        both = add_partials(and_partials(pairs), len(pairs), n_perm, expected)
         index = {pair: k for k, pair in enumerate(pairs)}
         pair_denoms = _denominators(both)
         for p, per_perm in enumerate(chosen):
