@@ -48,8 +48,8 @@ async def receive(request: Request, store: StoreDep, account: CurrentAccount) ->
     encoding = request.headers.get("content-encoding", "")
 
     def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
-        return traces.ingest(store, account, decode_body(body, content_type, encoding,
-                                                         limit=limit))
+        return traces.ingest(store, account,
+                             lambda: decode_body(body, content_type, encoding, limit=limit))
 
     result = await run_in_threadpool(store_body)
     payload, media = encode_response(result["rejected"], result["message"], content_type)

@@ -23,7 +23,6 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
@@ -62,7 +61,7 @@ def _compact_encoder() -> Callable[[Any], str]:
 
 
 _compact = _compact_encoder()
-_SQLITE_WRITER = threading.Lock()  # see ``_writing``
+_TURN = threading.Lock()  # one export request at a time: see ``ingest``
 
 
 def _valid_id(value: Any, length: int) -> bool:
@@ -140,32 +139,32 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
                      problems=problems)
 
 
-def _writing(store: Store) -> AbstractContextManager[Any]:
-    """Held around an ingest transaction on SQLite: one writer at a time in this process.
+def ingest(store: Store, account: Account,
+           received: Callable[[], Sequence[Incoming]]) -> dict[str, Any]:
+    """Decode (``received()``) and store one export request; returns counts and the
+    partial-success message.
 
-    SQLite takes one writer at a time anyway; a second thread meeting the lock would wait in
-    SQLite's busy handler, which sleeps in steps of up to 100 ms and so wakes well after the
-    first writer is done. Queued here, it starts the moment the lock is free, and the decoding
-    and row building before it overlap the other request's SQLite work (which runs without the
-    GIL).
+    Requests are served one at a time in this process, in the order they queue (``_TURN``).
+    Decoding and building rows is Python, one core however many threads share it, and SQLite
+    takes one writer at a time anyway (a thread queued on a lock starts the moment it is free,
+    where SQLite's busy handler sleeps in steps of up to 100 ms). Served side by side, two
+    requests finished together and both senders then encoded their next batch while the server
+    sat idle; in turn, each response goes back as soon as its request is stored and its sender's
+    next batch is encoded while the server works on the other (docs/benchmarks.md, session 7).
     """
-    return _SQLITE_WRITER if store.engine.dialect.name == "sqlite" else nullcontext()
-
-
-def ingest(store: Store, account: Account, received: Sequence[Incoming]) -> dict[str, Any]:
-    """Store a decoded export request; returns counts and the partial-success message."""
-    now = time.time()
-    ready = _prepare(account, received, now)
-    with _writing(store), store.engine.begin() as conn:
-        before = trace_stats.states(conn, account.id, sorted(ready.by_trace))
-        fresh = {key[1:] for key in _insert_spans(conn, ready.lines, before)}
-        batch: dict[str, list[Span]] = {}
-        for key, span in ready.spans.items():  # in the order received
-            if key in fresh:
-                batch.setdefault(key[0], []).append(span)
-        built = _rebuild(conn, account, batch, before, ready, now)
-        for agent in sorted(ready.agents):
-            _touch_agent(conn, account, agent, now)
+    with _TURN:
+        now = time.time()
+        ready = _prepare(account, received(), now)
+        with store.engine.begin() as conn:
+            before = trace_stats.states(conn, account.id, sorted(ready.by_trace))
+            fresh = {key[1:] for key in _insert_spans(conn, ready.lines, before)}
+            batch: dict[str, list[Span]] = {}
+            for key, span in ready.spans.items():  # in the order received
+                if key in fresh:
+                    batch.setdefault(key[0], []).append(span)
+            built = _rebuild(conn, account, batch, before, ready, now)
+            for agent in sorted(ready.agents):
+                _touch_agent(conn, account, agent, now)
     problems, rejected = ready.problems, ready.rejected
     message = "; ".join(problems) + (f" (and {rejected - len(problems)} more)"
                                      if rejected > len(problems) else "")
