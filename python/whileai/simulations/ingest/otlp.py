@@ -338,33 +338,29 @@ def decode_spans(source: Any) -> tuple[list[Span], SpanCounts]:
             f"of spans, got {type(source).__name__}"
         )
     if type(source) is list and all(type(s) is Span for s in source):
-        return _checked(source)  # a receiver's batch, decoded once already
+        decoded: list[Span] = source  # a receiver's batch, decoded once already
+    else:
+        decoded = _decoded(source, tally)
+    kept = [s for s in decoded if s.trace_id or s.attributes.get("gen_ai.conversation.id")]
+    tally.update(spans_in=len(decoded) + tally["not_a_span"],
+                 missing_ids=len(decoded) - len(kept),  # nothing to group them by
+                 missing_times=sum(1 for s in kept if s.start is None))
+    return kept, SpanCounts(**tally)
+
+
+def _decoded(source: Any, tally: Counter[str]) -> list[Span]:
+    """Every item of ``source`` that is a span, as a :class:`Span` (others counted)."""
     spans: list[Span] = []
     for index, raw in enumerate(_raw_spans(source)):
-        tally["spans_in"] += 1
         if type(raw) is Span:
-            span = raw
+            spans.append(raw)
         elif isinstance(raw, Mapping):
-            span = _from_dict(raw, tally, index)
+            spans.append(_from_dict(raw, tally, index))
         elif hasattr(raw, "context") and hasattr(raw, "attributes"):
-            span = _from_sdk(raw, tally, index)
+            spans.append(_from_sdk(raw, tally, index))
         else:
             tally["not_a_span"] += 1
-            continue
-        if not span.trace_id and not span.attributes.get("gen_ai.conversation.id"):
-            tally["missing_ids"] += 1  # nothing to group it by
-            continue
-        if span.start is None:
-            tally["missing_times"] += 1
-        spans.append(span)
-    return spans, SpanCounts(**tally)
-
-
-def _checked(decoded: list[Span]) -> tuple[list[Span], SpanCounts]:
-    """``decode_spans`` of spans decoded already: the same checks and counts, in one pass."""
-    kept = [s for s in decoded if s.trace_id or s.attributes.get("gen_ai.conversation.id")]
-    return kept, SpanCounts(spans_in=len(decoded), missing_ids=len(decoded) - len(kept),
-                            missing_times=sum(1 for s in kept if s.start is None))
+    return spans
 
 
 def values_of(spans: Sequence[Span], key: str) -> list[Any]:
