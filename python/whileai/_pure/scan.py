@@ -215,16 +215,26 @@ def within_group_scan_columns(
     >>> list(rho), len(floor), list(support)
     ([1.0], 2, [4])
     """
-    ptr_a = array("q", ptr)
-    rows_a = rows if isinstance(rows, array) and rows.typecode in "iq" else array("q", rows)
-    vptr_a, values_a = array("q", vptr), array("d", values)
-    groups_a, reward_a = array("q", groups), array("d", reward)
-    _check_columns(ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a)
+    ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a = _column_arrays(
+        ptr, rows, vptr, values, groups, reward)
     n_features = len(ptr_a) - 1
     n_perm, seed, candidates, top = _search_args(n_perm, seed, conjoin, top, n_features)
     mixed = _Mixed(groups_a, reward_a)
     cells = _column_cells(ptr_a, rows_a, vptr_a, values_a, mixed.group_of)
     return _scan(cells, mixed, n_perm, seed, candidates, top)
+
+
+def _column_arrays(
+    ptr: Sequence[int], rows: Sequence[int], vptr: Sequence[int], values: Sequence[float],
+    groups: Sequence[int], reward: Sequence[float],
+) -> tuple[array[int], array[int], array[int], array[float], array[int], array[float]]:
+    """A column-major matrix as arrays (a caller's int array of rows kept as it is), checked."""
+    ptr_a = array("q", ptr)
+    rows_a = rows if isinstance(rows, array) and rows.typecode in "iq" else array("q", rows)
+    vptr_a, values_a = array("q", vptr), array("d", values)
+    groups_a, reward_a = array("q", groups), array("d", reward)
+    _check_columns(ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a)
+    return ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a
 
 
 def _check_columns(
@@ -436,11 +446,8 @@ def within_group_scan_partials(
     >>> list(blocks), list(var_r), list(support), list(var_x), list(cov), len(perm_cov)
     ([0], [1.0], [4], [1.0], [1.0], 2)
     """
-    ptr_a = array("q", ptr)
-    rows_a = rows if isinstance(rows, array) and rows.typecode in "iq" else array("q", rows)
-    vptr_a, values_a = array("q", vptr), array("d", values)
-    groups_a, reward_a = array("q", groups), array("d", reward)
-    _check_columns(ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a)
+    ptr_a, rows_a, vptr_a, values_a, groups_a, reward_a = _column_arrays(
+        ptr, rows, vptr, values, groups, reward)
     n_perm, seed = check_count(n_perm), check_seed(seed)
     n_features = len(ptr_a) - 1
     mixed = _Mixed(groups_a, reward_a)
