@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import random
 import sys
 import time
@@ -54,6 +55,28 @@ def best_of(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
         out = fn()
         best = min(best, time.perf_counter() - start)
     return best, out
+
+
+def yardstick_ms() -> float:
+    """CPU milliseconds of a fixed pure-Python job (JSON in and out, dicts, a sort: the mix the
+    platform server runs), best of three: how fast this machine is at the moment.
+
+    The 2-core machine is a VM whose speed moves by up to ~1.8x from one hour to the next with
+    the code unchanged; a figure printed beside the yardstick of its moment can be compared
+    with one from another moment.
+    """
+    text = json.dumps({"role": "user", "parts": [{"type": "text", "content": "where is W1"}],
+                       "ids": list(range(16))})
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for i in range(3000):
+            doc = json.loads(text)
+            doc["turn"] = i
+            doc["ids"].sort(key=lambda n: -n)
+            json.dumps(doc)
+        best = min(best, time.process_time() - start)
+    return best * 1000
 
 
 def backends() -> tuple[ModuleType, ModuleType]:

@@ -14,11 +14,13 @@ time until the server lists every trace sent:
   them all.
 
 Each line is ``name,stored_traces,spans,seconds,spans_per_s,server_cpu_s,
-spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib``.
+spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib,yardstick_ms``.
 ``spans_per_server_cpu_s`` is the server's own capacity (its CPU seconds from
 ``/proc/PID/stat``); ``client_cpu_s`` is this process's over the timed part (span creation,
 encoding and HTTP for ``sdk``; encoding and HTTP for ``export``): client and server share the
-machine's cores, so ``spans_per_s`` pays for both.
+machine's cores, so ``spans_per_s`` pays for both. ``yardstick_ms`` is the machine's speed just
+before the measurement (``_bench.yardstick_ms``: lower is faster); this VM's speed moves by up to
+1.8x over the day, so compare figures at like yardsticks.
 
 ``--rss-at 0,100000,1000000`` repeats the sends on the same server after growing the database to
 each number of stored traces (bulk-loaded: one trace row, one span and the summary per trace), so
@@ -44,7 +46,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from _bench import cpu_seconds_of, peak_rss_of, rss_of
+from _bench import cpu_seconds_of, peak_rss_of, rss_of, yardstick_ms
 from platform_server import Server, start_server
 
 
@@ -166,6 +168,8 @@ def main() -> None:
                         help="spans per export (max_export_batch_size; default 2048)")
     parser.add_argument("--senders", type=int, default=2,
                         help="exporter threads of the export-only send (default 2)")
+    parser.add_argument("--modes", default="sdk,export",
+                        help="which sends to measure, comma-separated (default: sdk,export)")
     parser.add_argument("--rss-at", default="", help="stored trace counts to measure at, "
                         "comma-separated (default: one measurement on an empty server)")
     args = parser.parse_args()
@@ -177,15 +181,17 @@ def main() -> None:
                                headers={"Authorization": f"Bearer {key}"}).json()
         assert server.proc is not None
         print("name,stored_traces,spans,seconds,spans_per_s,server_cpu_s,"
-              "spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib",
+              "spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib,yardstick_ms",
               flush=True)
         have = 0
         for step, size in enumerate(sizes):
             if size > have:
                 _grow(server, account["accountId"], have, size)
                 have = size
-            for name in ("sdk", f"export_x{args.senders}"):
+            modes = args.modes.split(",")
+            for name in [n for n in ("sdk", f"export_x{args.senders}") if n.split("_")[0] in modes]:
                 agent = f"bench-bot-{step}-{name}"
+                yardstick = yardstick_ms()
                 cpu = cpu_seconds_of(server.proc.pid)
                 if name == "sdk":
                     seconds, mine = _send_sdk(server, key, args.traces, agent, args.batch)
@@ -196,7 +202,7 @@ def main() -> None:
                 spans = args.traces * 4
                 print(f"{name},{have},{spans},{seconds:.2f},{spans / seconds:.0f},{used:.2f},"
                       f"{spans / used:.0f},{mine:.2f},{rss_of(server.proc.pid):.0f},"
-                      f"{peak_rss_of(server.proc.pid):.0f}", flush=True)
+                      f"{peak_rss_of(server.proc.pid):.0f},{yardstick:.1f}", flush=True)
                 have += args.traces
     finally:
         server.stop()
