@@ -5,7 +5,6 @@ batch equal rows built trace by trace."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -101,7 +100,7 @@ def test_protobuf_spans_equal_what_the_shared_reader_reads_from_the_stored_bodie
         assert item.proto == sent[index].SerializeToString()
         shown = json.loads(json.dumps(proto_body(item.proto)))  # as a stored span is read back
         (again,), _ = decode_spans([shown])
-        assert item.span == replace(again, index=index)
+        assert item.span == again._replace(index=index)
     first = received[0].span
     assert first.attributes["blob"] == "AAE="
     assert first.attributes["tags"] == ["a", "b"]

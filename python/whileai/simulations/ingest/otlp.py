@@ -20,7 +20,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from whileai.errors import RowError
 from whileai.simulations.io import read_jsonl
@@ -49,9 +50,11 @@ class SpanEvent:
     attributes: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Span:
-    """One span, decoded: ids as hex strings, times in ns, attributes as plain Python values."""
+class Span(NamedTuple):
+    """One span, decoded: ids as hex strings, times in ns, attributes as plain Python values.
+
+    Immutable; a tuple because the platform's trace receiver makes one per span received, and a
+    tuple is made in under half the time of a frozen dataclass."""
 
     trace_id: str
     span_id: str
@@ -59,7 +62,7 @@ class Span:
     name: str = ""
     start: int | None = None
     end: int | None = None
-    attributes: Mapping[str, Any] = field(default_factory=dict)
+    attributes: Mapping[str, Any] = MappingProxyType({})
     events: tuple[SpanEvent, ...] = ()
     error: bool = False
     status_message: str = ""
