@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
+import socket
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +26,11 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
 from opentelemetry.sdk.resources import Resource  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export import (  # noqa: E402
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExportResult,
+)
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
     InMemorySpanExporter,
 )
@@ -103,6 +111,16 @@ def _export(url: str, key: str, body: bytes, content_type: str,
     return requests.post(f"{url}/v1/traces", data=body, headers=headers, timeout=10)
 
 
+def status_message(response: requests.Response) -> str:
+    """The message of the ``google.rpc.Status`` OTLP/HTTP answers a failed export with, in the
+    request's encoding."""
+    if response.headers["content-type"] == "application/x-protobuf":
+        from google.rpc.status_pb2 import Status  # type: ignore[import-untyped]
+
+        return str(Status.FromString(response.content).message)
+    return str(response.json()["message"])
+
+
 def json_export(spans: list[dict[str, Any]]) -> bytes:
     return json.dumps({"resourceSpans": [{"resource": {"attributes": []},
                                           "scopeSpans": [{"spans": spans}]}]}).encode()
@@ -138,8 +156,10 @@ def test_json_gzip_resend_partial_and_malformed(platform_server: Any, key: str) 
                                    (b"x", "text/plain", "Content-Type")):
         refused = _export(url, key, payload, ctype)
         assert refused.status_code == 400
-        assert reason in refused.json()["message"]
-    assert _export(url, "wrong-key", body, "application/json").status_code == 401
+        assert reason in status_message(refused)
+    wrong = _export(url, "wrong-key", body, "application/x-protobuf")
+    assert wrong.status_code == 401
+    assert "key" in status_message(wrong)
     assert wt.list_traces(agent="json-bot")["traces"][0]["spans"] == 1  # still one span stored
     stored = requests.get(f"{url}/v1/traces/{trace}", headers={"Authorization": f"Bearer {key}"},
                           timeout=10).json()["spans"]  # the ids live in columns, back in front
@@ -381,7 +401,68 @@ def test_oversized_and_inflating_bodies_get_413(tmp_path: Path) -> None:
         assert len(bomb) < 4000
         refused = _export(small.url, key, bomb, "application/json", "gzip")
         assert refused.status_code == 413
-        assert "inflates past 4000 bytes" in refused.json()["message"]
+        assert "inflates past 4000 bytes" in status_message(refused)
         assert wt.list_traces(api_key=key, base_url=small.url)["total"] == 0
     finally:
         small.stop()
+
+
+def _held_export(url: str, key: str, body: bytes) -> socket.socket:
+    """An export request whose body stops after its first byte: it holds a place at the
+    receiver's gate until the rest is sent."""
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    sock.sendall(f"POST /v1/traces HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {key}\r\n"
+                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                 .encode() + body[:1])
+    return sock
+
+
+def test_a_flood_gets_429_with_retry_after_and_the_exporter_retries(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from platform_server import start_server
+
+    server = start_server(tmp_path, "--max-pending-exports", "1")
+    try:
+        key = server.key("flood")
+        held_body = json_export([span("ab" * 16, "01" * 8, **{"gen_ai.agent.name": "held"})])
+        held = _held_export(server.url, key, held_body)
+        probe = json_export([span("cd" * 16, "02" * 8, **{"gen_ai.agent.name": "probe"})])
+        deadline = time.monotonic() + 60
+        # Until the held request has taken the one place, a probe goes through (stored once).
+        while (answer := _export(server.url, key, probe, "application/json")).status_code == 200:
+            assert time.monotonic() < deadline, "the held export never took the place"
+        assert answer.status_code == 429
+        assert answer.headers["Retry-After"] == "1"
+        assert "in progress" in status_message(answer)
+
+        sdk, memory = TracerProvider(), InMemorySpanExporter()
+        sdk.add_span_processor(SimpleSpanProcessor(memory))
+        ids = [agent_turn(sdk.get_tracer("t"), scenario="s", ask=f"ask {i}", answer="ok",
+                          tool_ok=True) for i in range(3)]
+        exporter = OTLPSpanExporter(endpoint=f"{server.url}/v1/traces", timeout=60,
+                                    headers={"Authorization": f"Bearer {key}"})
+        caplog.set_level(logging.WARNING)
+        with ThreadPoolExecutor(1) as pool:
+            sent = pool.submit(exporter.export, memory.get_finished_spans())
+            while not any("retrying" in r.getMessage() for r in caplog.records):
+                assert time.monotonic() < deadline, "the exporter was never refused"
+                time.sleep(0.05)
+            held.sendall(held_body[1:])  # the held request finishes and frees its place
+            assert held.recv(64).startswith(b"HTTP/1.1 200")
+            assert sent.result() is SpanExportResult.SUCCESS  # its retry got in
+        held.close()
+        listed = wt.list_traces(agent="support-bot", api_key=key, base_url=server.url)
+        assert {t["traceId"] for t in listed["traces"]} == set(ids)
+        assert wt.list_traces(agent="held", api_key=key, base_url=server.url)["total"] == 1
+    finally:
+        server.stop()
+
+
+def test_serve_refuses_a_limit_below_one(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from whileai.cli import main
+
+    assert main(["serve", "--dir", str(tmp_path), "--max-pending-exports", "0"]) == 2
+    assert "--max-pending-exports must be at least 1; got 0" in capsys.readouterr().err
+    assert not (tmp_path / "whileai.db").exists()

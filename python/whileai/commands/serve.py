@@ -35,6 +35,8 @@ def register(sub: Any) -> None:
                        help="rows one dataset may hold (default: 50,000,000)")
     serve.add_argument("--max-request-bytes", type=int, default=None,
                        help="largest request body; bigger ones get 413 (default: 8 GiB)")
+    serve.add_argument("--max-pending-exports", type=int, default=None,
+                       help="OTLP trace exports held at once; more get 429 (default: 8)")
     serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=run_serve)
 
@@ -48,11 +50,14 @@ def run_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"whileai serve: {exc}", file=sys.stderr)
         return 2
-    from whileai.server.config import ServerConfig, default_directory
+    from whileai.server.config import LIMITS, ServerConfig, default_directory
 
-    limits = {name: getattr(args, name) for name in
-              ("max_storage_bytes", "max_rows_per_dataset", "max_request_bytes")
-              if getattr(args, name) is not None}
+    limits = {name: getattr(args, name) for name in LIMITS if getattr(args, name) is not None}
+    for name, value in limits.items():
+        if value < 1:
+            print(f"whileai serve: --{name.replace('_', '-')} must be at least 1; got {value}",
+                  file=sys.stderr)
+            return 2
     config = ServerConfig(
         directory=Path(args.dir).expanduser() if args.dir else default_directory(),
         database=os.environ.get("WHILEAI_DATABASE_URL", ""),

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 import sqlalchemy as sa
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from whileai._version import __version__
@@ -20,6 +20,7 @@ from whileai.server.config import ServerConfig
 from whileai.server.errors import ApiError
 from whileai.server.pages import router as pages_router
 from whileai.server.routes import ROUTERS
+from whileai.server.routes.traces import ExportGate, otlp_error
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
 from whileai.server.store.checkpoint import background_checkpoints
@@ -48,34 +49,41 @@ def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
     return Store(engine=engine, config=config, secret=server_secret(engine))
 
 
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message}, status_code=status)
+def _error(request: Request, status: int, code: str, message: str,
+           retry_after: int | None = None) -> Response:
+    """``{"error": code, "message": message}``, or what OTLP/HTTP answers an export with."""
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    otlp = otlp_error(request, status, message, headers)
+    if otlp is not None:
+        return otlp
+    return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
-async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return _error(exc.status, exc.code, exc.message)
+    return _error(request, exc.status, exc.code, exc.message, exc.retry_after)
 
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     code = {404: "not_found", 405: "bad_request", 413: "too_large"}.get(exc.status_code,
                                                                         "bad_request")
-    return _error(exc.status_code, code, str(exc.detail))
+    return _error(request, exc.status_code, code, str(exc.detail))
 
 
-async def _invalid(_request: Request, exc: Exception) -> JSONResponse:
+async def _invalid(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     problems = "; ".join(
         f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err.get('msg')}"
         for err in exc.errors()
     )
-    return _error(400, "bad_request", problems or "invalid request")
+    return _error(request, 400, "bad_request", problems or "invalid request")
 
 
-async def _internal(_request: Request, exc: Exception) -> JSONResponse:
+async def _internal(request: Request, exc: Exception) -> Response:
     log.exception("internal error", exc_info=exc)
-    return _error(500, "internal", f"the server failed ({type(exc).__name__}); see its log")
+    return _error(request, 500, "internal",
+                  f"the server failed ({type(exc).__name__}); see its log")
 
 
 @asynccontextmanager
@@ -90,6 +98,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     app = FastAPI(title="whileai platform", version=__version__, lifespan=_lifespan,
                   description="Datasets, agents and accounts of a self-hosted whileai server.")
     app.state.store = store or open_store(config)
+    app.state.export_gate = ExportGate(config.max_pending_exports)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _invalid)

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_PORT", "ServerConfig", "default_directory"]
+__all__ = ["DEFAULT_PORT", "LIMITS", "ServerConfig", "default_directory"]
 
 DEFAULT_PORT = 6070
 GIB = 1024**3
@@ -31,6 +31,11 @@ def _sqlalchemy_url(url: str) -> str:
     return url
 
 
+# The limits a server enforces, each at least 1 (``whileai serve --max-...`` flags).
+LIMITS = ("max_storage_bytes", "max_rows_per_dataset", "max_request_bytes",
+          "max_pending_exports")
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerConfig:
     """Where the server keeps its data and the limits it enforces.
@@ -41,6 +46,9 @@ class ServerConfig:
         max_storage_bytes: stored bytes per account (storage quota).
         max_rows_per_dataset: rows one dataset may hold.
         max_request_bytes: the largest request body accepted (413 above it).
+        max_pending_exports: OTLP export requests the trace receiver holds at once (reading,
+            queued or being stored); one more is answered 429 with ``Retry-After`` at once, so a
+            flood of spans never queues without bound.
         open_signup: whether ``POST /v1/signup`` may create accounts.
     """
 
@@ -49,6 +57,12 @@ class ServerConfig:
     max_storage_bytes: int = 50 * GIB
     max_rows_per_dataset: int = 50_000_000
     max_request_bytes: int = 8 * GIB
+    max_pending_exports: int = 8
+
+    def __post_init__(self) -> None:
+        for name in LIMITS:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
     open_signup: bool = False
 
     @property

@@ -14,21 +14,23 @@ __all__ = ["STATUS", "ApiError", "ErrorCode"]
 
 ErrorCode = Literal[
     "bad_request", "no_key", "refused_key", "forbidden", "not_found", "conflict",
-    "quota_exceeded", "too_large", "signup_closed", "internal",
+    "quota_exceeded", "too_large", "busy", "signup_closed", "internal",
 ]
 
 STATUS: dict[str, int] = {
     "bad_request": 400, "no_key": 401, "refused_key": 401, "forbidden": 403, "not_found": 404,
-    "conflict": 409, "quota_exceeded": 403, "too_large": 413, "signup_closed": 403,
+    "conflict": 409, "quota_exceeded": 403, "too_large": 413, "busy": 429, "signup_closed": 403,
     "internal": 500,
 }
 
 
 class ApiError(Exception):
-    """An error a route answers with; ``status`` follows from ``code``."""
+    """An error a route answers with; ``status`` follows from ``code``; ``retry_after`` (seconds)
+    goes out as the ``Retry-After`` header."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, *, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = STATUS[code]
+        self.retry_after = retry_after

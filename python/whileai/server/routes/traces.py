@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -11,14 +14,49 @@ from starlette.concurrency import run_in_threadpool
 from whileai.server.errors import ApiError
 from whileai.server.routes.deps import CurrentAccount, StoreDep
 from whileai.server.services import cuts, traces
-from whileai.server.services.otlp import decode_body, encode_response
+from whileai.server.services.otlp import decode_body, encode_response, encode_status
 
-__all__ = ["router"]
+__all__ = ["ExportGate", "otlp_error", "router"]
 
 router = APIRouter(prefix="/v1", tags=["traces"])
 # An OTLP batch is small (an SDK sends a few MB at most); a larger body is refused before it is
 # held in memory, which keeps the receiver's memory bounded under a flood.
 MAX_TRACE_BODY = 64 * 1024 * 1024
+EXPORT_PATH = router.prefix + "/traces"  # where the OTLP receiver (``receive``) listens
+
+
+@dataclass
+class ExportGate:
+    """At most ``limit`` export requests held at once: reading their body, queued or being
+    stored. One more is refused with 429 and ``Retry-After`` before its body is read (the
+    OTLP/HTTP way to say "overloaded"; exporters retry), so a flood of spans holds at most
+    ``limit`` bodies of at most ``MAX_TRACE_BODY`` bytes, never a queue without end. Counted on
+    the event loop, where every request enters and leaves: no lock needed."""
+
+    limit: int
+    held: int = 0
+
+    @contextmanager
+    def admit(self) -> Iterator[None]:
+        """Hold a place for the duration of the block, or raise ``ApiError("busy")``."""
+        if self.held >= self.limit:
+            raise ApiError("busy", f"{self.held} trace exports are in progress, the most this "
+                                   "server holds at once; retry shortly", retry_after=1)
+        self.held += 1
+        try:
+            yield
+        finally:
+            self.held -= 1
+
+
+def otlp_error(request: Request, status: int, message: str,
+               headers: dict[str, str] | None = None) -> Response | None:
+    """The answer to a failed export request: a ``google.rpc.Status`` in the request's encoding,
+    as OTLP/HTTP has it (None for any other request: it gets the platform's JSON error)."""
+    if request.method != "POST" or request.url.path != EXPORT_PATH:
+        return None
+    payload, media = encode_status(message, request.headers.get("content-type", ""))
+    return Response(payload, status_code=status, media_type=media, headers=headers)
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -43,15 +81,17 @@ async def receive(request: Request, store: StoreDep, account: CurrentAccount) ->
     """Store the spans; the reply is an ExportTraceServiceResponse in the request's encoding,
     with ``partialSuccess`` when some spans were rejected."""
     limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
-    body = await _body(request, limit)
     content_type = request.headers.get("content-type", "")
     encoding = request.headers.get("content-encoding", "")
+    gate: ExportGate = request.app.state.export_gate
+    with gate.admit():
+        body = await _body(request, limit)
 
-    def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
-        return traces.ingest(store, account,
-                             lambda: decode_body(body, content_type, encoding, limit=limit))
+        def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
+            return traces.ingest(store, account,
+                                 lambda: decode_body(body, content_type, encoding, limit=limit))
 
-    result = await run_in_threadpool(store_body)
+        result = await run_in_threadpool(store_body)
     payload, media = encode_response(result["rejected"], result["message"], content_type)
     return Response(payload, media_type=media)
 

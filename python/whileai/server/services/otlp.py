@@ -19,12 +19,18 @@ from typing import Any, NamedTuple
 from whileai.server.errors import ApiError
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
 
-__all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response", "proto_body"]
+__all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response", "encode_status",
+           "proto_body"]
 
 PROTOBUF = "application/x-protobuf"
 # Keys of a whole export: a "span" holding one would be read as more spans by ``decode_spans``.
 _NESTED = {"resourceSpans", "resource_spans"}
 _SCALARS = (str, int, float, bool)  # values ``decode_attributes`` keeps as they are
+
+
+def _media(content_type: str) -> str:
+    """The media type of a ``Content-Type`` header, without parameters, lowercase."""
+    return content_type.split(";")[0].strip().lower()
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
@@ -163,7 +169,7 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
     elif content_encoding.strip() not in ("", "identity"):
         raise ApiError("bad_request", f"unsupported Content-Encoding {content_encoding!r}; "
                                       "send gzip or none")
-    kind = content_type.split(";")[0].strip().lower()
+    kind = _media(content_type)
     if kind == PROTOBUF:
         from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -214,7 +220,7 @@ def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[s
 
 def encode_response(rejected: int, message: str, content_type: str) -> tuple[bytes, str]:
     """An ExportTraceServiceResponse in the request's encoding (partial success when rejected)."""
-    if content_type.split(";")[0].strip().lower() == PROTOBUF:
+    if _media(content_type) == PROTOBUF:
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceResponse,
         )
@@ -229,3 +235,12 @@ def encode_response(rejected: int, message: str, content_type: str) -> tuple[byt
         body["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message}
     return json.dumps(body).encode(), "application/json"
 
+
+def encode_status(message: str, content_type: str) -> tuple[bytes, str]:
+    """A ``google.rpc.Status`` carrying ``message``, in the request's encoding: what OTLP/HTTP
+    answers every 4xx and 5xx with (``code`` left out, as the specification allows)."""
+    if _media(content_type) == PROTOBUF:
+        from google.rpc.status_pb2 import Status  # type: ignore[import-untyped]
+
+        return Status(message=message).SerializeToString(), PROTOBUF
+    return json.dumps({"message": message}).encode(), "application/json"

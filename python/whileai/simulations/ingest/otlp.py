@@ -66,7 +66,9 @@ class Span(NamedTuple):
     events: tuple[SpanEvent, ...] = ()
     error: bool = False
     status_message: str = ""
-    index: int = 0  # position in the input, the tie-break when times are missing or equal
+    # Position in the input, the tie-break when times are missing or equal. The field hides
+    # ``tuple.index``, which no caller of a span needs.
+    index: int = 0  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
