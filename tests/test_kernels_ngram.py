@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-SETTINGS = settings(
-    deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+from _kernel_helpers import backend_settings, outcome
+
+SETTINGS = backend_settings(150)
 # A small vocabulary so that eval and train texts share n-grams often.
 words = st.sampled_from(
     ["order", "where", "is", "my", "4412", "注", "文", "Σίσυφος", "due", "A",
@@ -22,13 +21,6 @@ words = st.sampled_from(
 seps = st.sampled_from([" ", ", ", "\n", "!", ""])
 texts = st.lists(st.tuples(words, seps), max_size=14).map(lambda ws: "".join(a + b for a, b in ws))
 any_texts = st.lists(st.one_of(texts, st.text(max_size=20)), max_size=8)
-
-
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    try:
-        return "ok", call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
 
 
 @SETTINGS
