@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from array import array
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -14,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _kernel_helpers import backend_settings, bits, same
+from _kernel_helpers import backend_settings, bits, golden, golden_params, same
 
-GOLDEN = Path(__file__).parent / "golden" / "resample.json"
+GOLDEN = golden("resample")["cases"]
 SETTINGS = backend_settings(150)
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 values_st = st.lists(st.one_of(finite, st.integers(-(10**6), 10**6)), max_size=40)
@@ -102,9 +100,11 @@ def test_replicate_r_does_not_depend_on_the_count(backend: ModuleType) -> None:
     assert list(few) == list(many[:3])
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    assert len(cases) >= 10
-    for case in cases:
-        got = getattr(backend, case["kernel"])(*case["args"])
-        assert bits(got) == case["bits"], case["kernel"]
+def test_golden_file_holds_every_case() -> None:
+    assert len(GOLDEN) >= 10
+
+
+@pytest.mark.parametrize("case", golden_params(GOLDEN, lambda c: c["kernel"]))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    got = getattr(backend, case["kernel"])(*case["args"])
+    assert bits(got) == case["bits"], case["kernel"]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from array import array
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -18,13 +16,15 @@ from _kernel_helpers import (
     as_bytes,
     backend_settings,
     bits,
+    golden,
+    golden_params,
     same,
     scan_cell_values,
     scan_rewards,
     spoil,
 )
 
-GOLDEN = Path(__file__).parent / "golden" / "scan.json"
+GOLDEN = golden("scan")["cases"]
 SETTINGS = backend_settings(200)
 
 
@@ -120,14 +120,16 @@ def test_a_feature_that_tracks_reward_within_asks_correlates_fully(backend: Modu
     assert max(floor) == 1.0  # some shuffle puts the reward back where the feature is
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    assert cases
-    for case in cases:
-        rho, floor, support = backend.within_group_scan(*case["args"])
-        assert bits(rho) == case["rho"]
-        assert bits(floor) == case["floor"]
-        assert list(support) == case["support"]
+def test_golden_file_holds_cases() -> None:
+    assert GOLDEN
+
+
+@pytest.mark.parametrize("case", golden_params(GOLDEN))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    rho, floor, support = backend.within_group_scan(*case["args"])
+    assert bits(rho) == case["rho"]
+    assert bits(floor) == case["floor"]
+    assert list(support) == case["support"]
 
 
 @st.composite

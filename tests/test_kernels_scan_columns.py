@@ -3,10 +3,8 @@ results for the same cells."""
 
 from __future__ import annotations
 
-import json
 import random
 from array import array
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -17,6 +15,8 @@ from hypothesis import strategies as st
 from _kernel_helpers import (
     as_bytes,
     backend_settings,
+    golden,
+    golden_params,
     outcome,
     same,
     scan_cell_values,
@@ -24,7 +24,7 @@ from _kernel_helpers import (
     spoil,
 )
 
-GOLDEN = Path(__file__).parent / "golden" / "scan.json"
+GOLDEN = golden("scan")["cases"]
 SETTINGS = backend_settings(200)
 
 
@@ -164,12 +164,11 @@ def _columns_of(args: list[Any]) -> tuple[Any, ...]:
     return (ptr, rows, vptr, out, groups, reward, *rest)
 
 
-def test_golden_cases_column_by_column(backend: ModuleType) -> None:
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    for case in cases:
-        want = backend.within_group_scan(*case["args"])
-        got = backend.within_group_scan_columns(*_columns_of(case["args"]))
-        assert as_bytes(got) == as_bytes(want)
+@pytest.mark.parametrize("case", golden_params(GOLDEN))
+def test_golden_cases_column_by_column(backend: ModuleType, case: dict[str, Any]) -> None:
+    want = backend.within_group_scan(*case["args"])
+    got = backend.within_group_scan_columns(*_columns_of(case["args"]))
+    assert as_bytes(got) == as_bytes(want)
 
 
 def test_a_binary_column_stores_its_rows_only(backend: ModuleType) -> None:

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _kernel_helpers import backend_settings, same
+from _kernel_helpers import backend_settings, golden, golden_params, same
 
+GOLDEN = golden("select")["cases"]
 SETTINGS = backend_settings(200)
 
 
@@ -76,15 +77,13 @@ def test_errors_say_what_is_wrong(backend: ModuleType) -> None:
         backend.select_diverse(counts, 2, 1.0, 0)
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    import json
-    from pathlib import Path
+def test_golden_file_holds_every_case() -> None:
+    assert len(GOLDEN) == 3
 
-    path = Path(__file__).parent / "golden" / "select.json"
-    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
-    assert len(cases) == 3
-    for case in cases:
-        assert backend.select_diverse(*case["args"]) == case["picks"]
+
+@pytest.mark.parametrize("case", golden_params(GOLDEN, lambda c: f"k{c['args'][2]}"))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    assert backend.select_diverse(*case["args"]) == case["picks"]
 
 
 def test_small_arrays_read_in_place_pick_as_copied_inputs_do(
