@@ -62,6 +62,12 @@ def as_bytes(arrays: Iterable[Any]) -> tuple[bytes, ...]:
     return tuple(a.tobytes() for a in arrays)
 
 
+def scan_bytes(result: Any) -> tuple[bytes, ...]:
+    """A scan's ``(rho, floor, support)`` as bytes; a result of another shape fails the test."""
+    rho, floor, support = result
+    return as_bytes((rho, floor, support))
+
+
 def bits(values: Iterable[float]) -> list[int]:
     """The IEEE-754 bit pattern of each float, as the golden files store them
     (``tools/gen_golden_kernels.py``)."""

@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from _kernel_helpers import (
-    as_bytes,
     backend_settings,
     bits,
     golden,
     golden_params,
     same,
+    scan_bytes,
     scan_cell_values,
     scan_rewards,
     spoil,
@@ -65,7 +65,7 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_scan_matches(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
 ) -> None:
-    same(both_backends, "within_group_scan", *problem, keep=as_bytes)
+    same(both_backends, "within_group_scan", *problem, keep=scan_bytes)
 
 
 @SETTINGS
@@ -75,7 +75,7 @@ def test_broken_input_raises_the_same_error(
 ) -> None:
     args = spoil(problem, which, junk, floats=(2, 5))  # values and reward
     if args is not None:
-        same(both_backends, "within_group_scan", *args, keep=as_bytes)
+        same(both_backends, "within_group_scan", *args, keep=scan_bytes)
 
 
 def test_errors_name_the_bad_position(backend: ModuleType) -> None:
@@ -159,7 +159,7 @@ def binary_problems(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_conjunction_search_matches(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
 ) -> None:
-    same(both_backends, "within_group_scan", *problem, keep=as_bytes)
+    same(both_backends, "within_group_scan", *problem, keep=scan_bytes)
 
 
 def _with_and_columns(problem: tuple[Any, ...], pairs: list[tuple[int, int]]) -> tuple[Any, ...]:

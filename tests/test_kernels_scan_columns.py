@@ -19,6 +19,7 @@ from _kernel_helpers import (
     golden_params,
     outcome,
     same,
+    scan_bytes,
     scan_cell_values,
     scan_rewards,
     spoil,
@@ -77,12 +78,12 @@ def to_csr(problem: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def same_columns(both: tuple[ModuleType, ModuleType], *args: Any) -> tuple[str, Any]:
     """The column scan's outcome, the same on both backends (arrays compared as bytes)."""
-    return same(both, "within_group_scan_columns", *args, keep=as_bytes)
+    return same(both, "within_group_scan_columns", *args, keep=scan_bytes)
 
 
 def csr_outcome(backend: ModuleType, problem: tuple[Any, ...]) -> tuple[str, Any]:
     """The outcome of the CSR scan of the same cells."""
-    return outcome(lambda: backend.within_group_scan(*to_csr(problem)), as_bytes)
+    return outcome(lambda: backend.within_group_scan(*to_csr(problem)), scan_bytes)
 
 
 @SETTINGS
