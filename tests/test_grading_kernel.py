@@ -7,9 +7,10 @@ from array import array
 from types import ModuleType
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from _kernel_helpers import backend_settings
 from whileai._pure.rng import Stream
 from whileai.simulations.measure.stats import percentile
 
@@ -114,11 +115,7 @@ def test_percentile_rule_matches_numpy_linear() -> None:
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
 
 
-@settings(
-    deadline=None,
-    max_examples=60,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],  # the fixture is stateless
-)
+@backend_settings(60)
 @given(
     values=st.lists(finite | st.sampled_from([0.0, 1.0, 0.5, -0.0]), min_size=1, max_size=40),
     other=st.lists(finite, min_size=1, max_size=10),

@@ -11,9 +11,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from _kernel_helpers import backend_settings
 from whileai.simulations.clean import claims, trace_flags
 from whileai.simulations.clean.hack_columns import feature_columns
 from whileai.simulations.clean.hack_features import auto_features, hand_features
@@ -21,9 +22,7 @@ from whileai.simulations.clean.hack_matrix import build_matrix, matrix_from_colu
 from whileai.simulations.clean.hints import hint_text, may_match
 
 ROOT = Path(__file__).resolve().parents[1]
-SETTINGS = settings(
-    deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+SETTINGS = backend_settings(150)
 # What the features read: words of several scripts, the four code points re.IGNORECASE equates
 # with ASCII letters, every kind of whitespace, bullets, headings, fences, Unicode digits and
 # punctuation runs, and a lone surrogate.

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-# `both_backends` only hands out two modules, so sharing it across examples is safe.
-SETTINGS = settings(
-    deadline=None, max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+from _kernel_helpers import backend_settings, same
+
+SETTINGS = backend_settings(200)
 
 huge_ints = st.one_of(
     st.integers(min_value=-(2**64), max_value=2**64),
@@ -40,22 +38,6 @@ evasion_pieces = st.sampled_from(
 )
 structured_text = st.lists(st.one_of(pieces, evasion_pieces), max_size=30).map("".join)
 any_text = st.one_of(st.text(), structured_text)
-
-
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    """The result, or the exception class and message, so both can be compared."""
-    try:
-        result = call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
-    return "ok", result
-
-
-def same(both: tuple[ModuleType, ModuleType], name: str, *args: Any, **kwargs: Any) -> None:
-    native, pure = both
-    got = outcome(lambda: getattr(native, name)(*args, **kwargs))
-    want = outcome(lambda: getattr(pure, name)(*args, **kwargs))
-    assert got == want
 
 
 @SETTINGS

@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import math
 from array import array
-from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-GOLDEN = json.loads((Path(__file__).parent / "golden/embed.json").read_text("utf-8"))
+from _kernel_helpers import golden, golden_params
+
+GOLDEN = golden("embed")
 
 
-def test_golden_embeddings(backend: ModuleType) -> None:
+@pytest.mark.parametrize("case", golden_params(GOLDEN["cases"], lambda c: f"dim{c['dim']}"))
+def test_golden_embeddings(backend: ModuleType, case: dict[str, Any]) -> None:
     assert GOLDEN["name"] == "hash-v2"
-    for case in GOLDEN["cases"]:
-        texts = case.get("texts", GOLDEN["texts"])
-        counts = backend.embed_counts(texts, case["dim"])
-        vectors = backend.embed(texts, case["dim"])
-        assert isinstance(counts, array)
-        assert counts.typecode == "q"
-        assert isinstance(vectors, array)
-        assert vectors.typecode == "d"
-        assert counts.tolist() == case["counts"]
-        assert vectors.tolist() == case["vectors"]
+    texts = case.get("texts", GOLDEN["texts"])
+    counts = backend.embed_counts(texts, case["dim"])
+    vectors = backend.embed(texts, case["dim"])
+    assert isinstance(counts, array)
+    assert counts.typecode == "q"
+    assert isinstance(vectors, array)
+    assert vectors.typecode == "d"
+    assert counts.tolist() == case["counts"]
+    assert vectors.tolist() == case["vectors"]
 
 
 def test_counts_are_unigrams_plus_adjacent_bigrams(backend: ModuleType) -> None:

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-SETTINGS = settings(
-    deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+from _kernel_helpers import backend_settings, golden, golden_params, outcome
+
+GOLDEN = golden("ngram")["cases"]
+SETTINGS = backend_settings(150)
 # A small vocabulary so that eval and train texts share n-grams often.
 words = st.sampled_from(
     ["order", "where", "is", "my", "4412", "注", "文", "Σίσυφος", "due", "A",
@@ -22,13 +22,6 @@ words = st.sampled_from(
 seps = st.sampled_from([" ", ", ", "\n", "!", ""])
 texts = st.lists(st.tuples(words, seps), max_size=14).map(lambda ws: "".join(a + b for a, b in ws))
 any_texts = st.lists(st.one_of(texts, st.text(max_size=20)), max_size=8)
-
-
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    try:
-        return "ok", call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
 
 
 @SETTINGS
@@ -101,27 +94,25 @@ def test_index_pickles_and_keeps_answers(backend: ModuleType) -> None:
     assert (again.n, again.size) == (3, 2)
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    import json
-    from pathlib import Path
+def test_golden_file_holds_every_case() -> None:
+    assert len(GOLDEN) == 4
 
-    path = Path(__file__).parent / "golden" / "ngram.json"
-    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
-    assert len(cases) == 4
-    for case in cases:
-        index = backend.NgramIndex(case["evals"], case["n"])
-        best, covered, total, shared = index.scan(case["probes"])
-        assert (list(best), list(covered), list(total)) == (
-            case["best"],
-            case["covered"],
-            case["total"],
-        )
-        assert shared == case["shared"]
-        assert list(index.exact(case["probes"])) == case["exact"]
-        exact, *scan = index.check(case["probes"])
-        assert (list(exact), [list(x) for x in scan[:3]], scan[3]) == (
-            case["exact"],
-            [case["best"], case["covered"], case["total"]],
-            case["shared"],
-        )
-        assert index.to_bytes().hex() == case["state_hex"]
+
+@pytest.mark.parametrize("case", golden_params(GOLDEN, lambda c: f"n{c['n']}"))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    index = backend.NgramIndex(case["evals"], case["n"])
+    best, covered, total, shared = index.scan(case["probes"])
+    assert (list(best), list(covered), list(total)) == (
+        case["best"],
+        case["covered"],
+        case["total"],
+    )
+    assert shared == case["shared"]
+    assert list(index.exact(case["probes"])) == case["exact"]
+    exact, *scan = index.check(case["probes"])
+    assert (list(exact), [list(x) for x in scan[:3]], scan[3]) == (
+        case["exact"],
+        [case["best"], case["covered"], case["total"]],
+        case["shared"],
+    )
+    assert index.to_bytes().hex() == case["state_hex"]

@@ -2,44 +2,44 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-GOLDEN = json.loads((Path(__file__).parent / "golden/primitives.json").read_text("utf-8"))
+from _kernel_helpers import golden, golden_params
+
+GOLDEN = golden("primitives")
 
 
-def test_golden_streams(backend: ModuleType) -> None:
-    for case in GOLDEN["streams"]:
-        seed, unit = int(case["seed"]), int(case["unit"])
-        assert backend.splitmix64_stream(seed, unit, len(case["values"])) == case["values"]
+@pytest.mark.parametrize("case", golden_params(GOLDEN["streams"]))
+def test_golden_streams(backend: ModuleType, case: dict[str, Any]) -> None:
+    seed, unit = int(case["seed"]), int(case["unit"])
+    assert backend.splitmix64_stream(seed, unit, len(case["values"])) == case["values"]
 
 
-def test_golden_floats(backend: ModuleType) -> None:
-    for case in GOLDEN["floats"]:
-        seed, unit = int(case["seed"]), int(case["unit"])
-        assert backend.uniform_floats(seed, unit, len(case["values"])) == case["values"]
+@pytest.mark.parametrize("case", golden_params(GOLDEN["floats"]))
+def test_golden_floats(backend: ModuleType, case: dict[str, Any]) -> None:
+    seed, unit = int(case["seed"]), int(case["unit"])
+    assert backend.uniform_floats(seed, unit, len(case["values"])) == case["values"]
 
 
-def test_golden_bounded_ints(backend: ModuleType) -> None:
-    for case in GOLDEN["bounded"]:
-        seed, unit, bound = int(case["seed"]), int(case["unit"]), case["bound"]
-        got = backend.bounded_ints(seed, unit, bound, len(case["values"]))
-        assert got == case["values"]
-        assert all(0 <= v < bound for v in got)
+@pytest.mark.parametrize("case", golden_params(GOLDEN["bounded"], lambda c: f"bound{c['bound']}"))
+def test_golden_bounded_ints(backend: ModuleType, case: dict[str, Any]) -> None:
+    seed, unit, bound = int(case["seed"]), int(case["unit"]), case["bound"]
+    got = backend.bounded_ints(seed, unit, bound, len(case["values"]))
+    assert got == case["values"]
+    assert all(0 <= v < bound for v in got)
 
 
-def test_golden_hashes(backend: ModuleType) -> None:
-    for case in GOLDEN["hashes"]:
-        assert backend.hash64(case["text"]) == case["hash"], case["text"]
+@pytest.mark.parametrize("case", golden_params(GOLDEN["hashes"]))
+def test_golden_hashes(backend: ModuleType, case: dict[str, Any]) -> None:
+    assert backend.hash64(case["text"]) == case["hash"], case["text"]
 
 
-def test_golden_tokens(backend: ModuleType) -> None:
-    for case in GOLDEN["tokens"]:
-        assert backend.tokenize(case["text"], case["numbers"]) == case["tokens"], case["text"]
+@pytest.mark.parametrize("case", golden_params(GOLDEN["tokens"]))
+def test_golden_tokens(backend: ModuleType, case: dict[str, Any]) -> None:
+    assert backend.tokenize(case["text"], case["numbers"]) == case["tokens"], case["text"]
 
 
 @pytest.mark.parametrize("case", GOLDEN["errors"], ids=lambda c: f"{c['function']}{c['args']}")

@@ -2,43 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
-import struct
 from array import array
-from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-GOLDEN = Path(__file__).parent / "golden" / "resample.json"
-SETTINGS = settings(
-    deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+from _kernel_helpers import backend_settings, bits, golden, golden_params, same
+
+GOLDEN = golden("resample")["cases"]
+SETTINGS = backend_settings(150)
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 values_st = st.lists(st.one_of(finite, st.integers(-(10**6), 10**6)), max_size=40)
 seeds = st.one_of(st.integers(-(2**70), 2**70), st.sampled_from([0, 2**64 - 1, -1]))
 bad = st.one_of(st.floats(), st.booleans(), st.none(), st.text(max_size=2))
 
 
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    try:
-        result = call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
-    return "ok", result.tobytes()  # bytes: NaN-free and -0.0 vs 0.0 both count
-
-
-def same(both: tuple[ModuleType, ModuleType], name: str, *args: Any) -> None:
-    native, pure = both
-    assert outcome(lambda: getattr(native, name)(*args)) == outcome(
-        lambda: getattr(pure, name)(*args)
-    )
+def same_bits(both: tuple[ModuleType, ModuleType], name: str, *args: Any) -> None:
+    """The same floats bit for bit (-0.0 and 0.0 differ), or the same error."""
+    same(both, name, *args, keep=array.tobytes)
 
 
 @SETTINGS
@@ -46,8 +32,8 @@ def same(both: tuple[ModuleType, ModuleType], name: str, *args: Any) -> None:
 def test_bootstrap_means_match(
     both_backends: tuple[ModuleType, ModuleType], values: list[float], count: int, seed: int
 ) -> None:
-    same(both_backends, "bootstrap_means", values, count, seed)
-    same(both_backends, "sign_flip_means", values, count, seed)
+    same_bits(both_backends, "bootstrap_means", values, count, seed)
+    same_bits(both_backends, "sign_flip_means", values, count, seed)
 
 
 @SETTINGS
@@ -59,8 +45,8 @@ def test_bootstrap_mean_diff_matches(
     count: int,
     seed: int,
 ) -> None:
-    same(both_backends, "bootstrap_mean_diff", a, b, count, seed)
-    same(both_backends, "bootstrap_mean_diff", array("d", a), array("d", b), count, seed)
+    same_bits(both_backends, "bootstrap_mean_diff", a, b, count, seed)
+    same_bits(both_backends, "bootstrap_mean_diff", array("d", a), array("d", b), count, seed)
 
 
 @SETTINGS
@@ -72,10 +58,10 @@ def test_bootstrap_mean_diff_matches(
 def test_bad_input_raises_the_same_error(
     both_backends: tuple[ModuleType, ModuleType], values: list[Any], count: Any, seed: Any
 ) -> None:
-    same(both_backends, "bootstrap_means", values, count, seed)
-    same(both_backends, "sign_flip_means", values, count, seed)
-    same(both_backends, "bootstrap_mean_diff", values, [1.0], count, seed)
-    same(both_backends, "bootstrap_mean_diff", [1.0], values, count, seed)
+    same_bits(both_backends, "bootstrap_means", values, count, seed)
+    same_bits(both_backends, "sign_flip_means", values, count, seed)
+    same_bits(both_backends, "bootstrap_mean_diff", values, [1.0], count, seed)
+    same_bits(both_backends, "bootstrap_mean_diff", [1.0], values, count, seed)
 
 
 def test_errors_name_what_and_where(backend: ModuleType) -> None:
@@ -114,13 +100,11 @@ def test_replicate_r_does_not_depend_on_the_count(backend: ModuleType) -> None:
     assert list(few) == list(many[:3])
 
 
-def bits(values: Any) -> list[int]:
-    return [struct.unpack("<Q", struct.pack("<d", v))[0] for v in values]
+def test_golden_file_holds_every_case() -> None:
+    assert len(GOLDEN) >= 10
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    assert len(cases) >= 10
-    for case in cases:
-        got = getattr(backend, case["kernel"])(*case["args"])
-        assert bits(got) == case["bits"], case["kernel"]
+@pytest.mark.parametrize("case", golden_params(GOLDEN, lambda c: c["kernel"]))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    got = getattr(backend, case["kernel"])(*case["args"])
+    assert bits(got) == case["bits"], case["kernel"]

@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
-import struct
 from array import array
-from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-GOLDEN = Path(__file__).parent / "golden" / "scan.json"
-SETTINGS = settings(
-    deadline=None, max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture]
+from _kernel_helpers import (
+    backend_settings,
+    bits,
+    golden,
+    golden_params,
+    same,
+    scan_bytes,
+    scan_cell_values,
+    scan_rewards,
+    spoil,
 )
-cell_values = st.one_of(
-    st.sampled_from([0.0, -0.0, 1.0, 0.5, -2.0, 3.0]),
-    st.floats(allow_nan=True, allow_infinity=False, width=64),
-)
-rewards = st.one_of(st.sampled_from([0.0, 1.0, 0.5, -2.25]), st.floats(-1e6, 1e6))
+
+GOLDEN = golden("scan")["cases"]
+SETTINGS = backend_settings(200)
 
 
 @st.composite
@@ -35,12 +36,13 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
     indptr, indices, values = [0], [], []
     for _ in range(n_rows):
         if n_features:
-            row = draw(st.lists(st.tuples(st.integers(0, n_features - 1), cell_values), max_size=4))
+            cells = st.tuples(st.integers(0, n_features - 1), scan_cell_values)
+            row = draw(st.lists(cells, max_size=4))
             indices.extend(j for j, _ in row)
             values.extend(v for _, v in row)
         indptr.append(len(indices))
     groups = draw(st.lists(st.integers(0, 4), min_size=n_rows, max_size=n_rows))
-    reward = draw(st.lists(rewards, min_size=n_rows, max_size=n_rows))
+    reward = draw(st.lists(scan_rewards, min_size=n_rows, max_size=n_rows))
     n_perm = draw(st.integers(0, 8))
     seed = draw(st.integers(-(2**70), 2**70))
     conjoin = draw(st.permutations(range(n_features)))[: draw(st.integers(0, n_features))]
@@ -58,27 +60,12 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
     )
 
 
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    try:
-        rho, floor, support = call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
-    return "ok", (rho.tobytes(), floor.tobytes(), support.tobytes())
-
-
-def same(both: tuple[ModuleType, ModuleType], *args: Any) -> None:
-    native, pure = both
-    got = outcome(lambda: native.within_group_scan(*args))
-    want = outcome(lambda: pure.within_group_scan(*args))
-    assert got == want
-
-
 @SETTINGS
 @given(problem=problems())
 def test_scan_matches(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
 ) -> None:
-    same(both_backends, *problem)
+    same(both_backends, "within_group_scan", *problem, keep=scan_bytes)
 
 
 @SETTINGS
@@ -86,15 +73,9 @@ def test_scan_matches(
 def test_broken_input_raises_the_same_error(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...], which: int, junk: Any
 ) -> None:
-    args = list(problem)
-    if isinstance(args[which], array):
-        if not args[which]:
-            return
-        args[which] = list(args[which])
-        args[which][len(args[which]) // 2] = junk if which in (2, 5) else int(junk)
-    else:
-        args[which] = junk
-    same(both_backends, *args)
+    args = spoil(problem, which, junk, floats=(2, 5))  # values and reward
+    if args is not None:
+        same(both_backends, "within_group_scan", *args, keep=scan_bytes)
 
 
 def test_errors_name_the_bad_position(backend: ModuleType) -> None:
@@ -139,14 +120,16 @@ def test_a_feature_that_tracks_reward_within_asks_correlates_fully(backend: Modu
     assert max(floor) == 1.0  # some shuffle puts the reward back where the feature is
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    assert cases
-    for case in cases:
-        rho, floor, support = backend.within_group_scan(*case["args"])
-        assert [struct.unpack("<Q", struct.pack("<d", x))[0] for x in rho] == case["rho"]
-        assert [struct.unpack("<Q", struct.pack("<d", x))[0] for x in floor] == case["floor"]
-        assert list(support) == case["support"]
+def test_golden_file_holds_cases() -> None:
+    assert GOLDEN
+
+
+@pytest.mark.parametrize("case", golden_params(GOLDEN))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    rho, floor, support = backend.within_group_scan(*case["args"])
+    assert bits(rho) == case["rho"]
+    assert bits(floor) == case["floor"]
+    assert list(support) == case["support"]
 
 
 @st.composite
@@ -176,7 +159,7 @@ def binary_problems(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_conjunction_search_matches(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
 ) -> None:
-    same(both_backends, *problem)
+    same(both_backends, "within_group_scan", *problem, keep=scan_bytes)
 
 
 def _with_and_columns(problem: tuple[Any, ...], pairs: list[tuple[int, int]]) -> tuple[Any, ...]:

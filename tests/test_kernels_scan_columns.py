@@ -3,27 +3,30 @@ results for the same cells."""
 
 from __future__ import annotations
 
-import json
 import random
 from array import array
-from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-GOLDEN = Path(__file__).parent / "golden" / "scan.json"
-SETTINGS = settings(
-    deadline=None, max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture]
+from _kernel_helpers import (
+    as_bytes,
+    backend_settings,
+    golden,
+    golden_params,
+    outcome,
+    same,
+    scan_bytes,
+    scan_cell_values,
+    scan_rewards,
+    spoil,
 )
-cell_values = st.one_of(
-    st.sampled_from([0.0, -0.0, 1.0, 0.5, -2.0, 3.0]),
-    st.floats(allow_nan=True, allow_infinity=False, width=64),
-)
-rewards = st.one_of(st.sampled_from([0.0, 1.0, 0.5, -2.25]), st.floats(-1e6, 1e6))
+
+GOLDEN = golden("scan")["cases"]
+SETTINGS = backend_settings(200)
 
 
 @st.composite
@@ -37,10 +40,10 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
         rows.extend(col if n_rows else [])
         ptr.append(len(rows))
         if draw(st.booleans()):
-            values.extend(draw(cell_values) for _ in (col if n_rows else []))
+            values.extend(draw(scan_cell_values) for _ in (col if n_rows else []))
         vptr.append(len(values))
     groups = draw(st.lists(st.integers(0, 4), min_size=n_rows, max_size=n_rows))
-    reward = draw(st.lists(rewards, min_size=n_rows, max_size=n_rows))
+    reward = draw(st.lists(scan_rewards, min_size=n_rows, max_size=n_rows))
     conjoin = draw(st.permutations(range(n_features)))[: draw(st.integers(0, n_features))]
     return (
         array("q", ptr),
@@ -73,19 +76,14 @@ def to_csr(problem: tuple[Any, ...]) -> tuple[Any, ...]:
     return (indptr, indices, out, len(ptr) - 1, groups, reward, *rest)
 
 
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    try:
-        rho, floor, support = call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
-    return "ok", (rho.tobytes(), floor.tobytes(), support.tobytes())
+def same_columns(both: tuple[ModuleType, ModuleType], *args: Any) -> tuple[str, Any]:
+    """The column scan's outcome, the same on both backends (arrays compared as bytes)."""
+    return same(both, "within_group_scan_columns", *args, keep=scan_bytes)
 
 
-def same(both: tuple[ModuleType, ModuleType], *args: Any) -> tuple[str, Any]:
-    native, pure = both
-    got = outcome(lambda: native.within_group_scan_columns(*args))
-    assert got == outcome(lambda: pure.within_group_scan_columns(*args))
-    return got
+def csr_outcome(backend: ModuleType, problem: tuple[Any, ...]) -> tuple[str, Any]:
+    """The outcome of the CSR scan of the same cells."""
+    return outcome(lambda: backend.within_group_scan(*to_csr(problem)), scan_bytes)
 
 
 @SETTINGS
@@ -93,10 +91,10 @@ def same(both: tuple[ModuleType, ModuleType], *args: Any) -> tuple[str, Any]:
 def test_columns_match_across_backends_and_the_csr_scan(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
 ) -> None:
-    got = same(both_backends, *problem)
+    got = same_columns(both_backends, *problem)
     assert got[0] == "ok"
     for backend in both_backends:
-        assert got == outcome(lambda b=backend: b.within_group_scan(*to_csr(problem)))
+        assert got == csr_outcome(backend, problem)
 
 
 @SETTINGS
@@ -104,15 +102,9 @@ def test_columns_match_across_backends_and_the_csr_scan(
 def test_broken_input_raises_the_same_error(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...], which: int, junk: Any
 ) -> None:
-    args = list(problem)
-    if isinstance(args[which], array):
-        if not args[which]:
-            return
-        args[which] = list(args[which])
-        args[which][len(args[which]) // 2] = junk if which in (3, 5) else int(junk)
-    else:
-        args[which] = junk
-    same(both_backends, *args)
+    args = spoil(problem, which, junk, floats=(3, 5))  # values and reward
+    if args is not None:
+        same_columns(both_backends, *args)
 
 
 def test_errors_name_the_bad_position(backend: ModuleType) -> None:
@@ -152,9 +144,9 @@ def test_many_rows_cross_the_kernels_tiles(both_backends: tuple[ModuleType, Modu
     reward = [float(rng.random() < 0.5) for _ in range(n_rows)]
     problem = (array("q", ptr), array("i", rows), array("q", vptr), array("d", values),
                array("q", groups), array("d", reward), 9, 11, array("q", [1, 2, 4, 5]), 3)
-    got = same(both_backends, *problem)
+    got = same_columns(both_backends, *problem)
     assert got[0] == "ok"
-    assert got == outcome(lambda: both_backends[0].within_group_scan(*to_csr(problem)))
+    assert got == csr_outcome(both_backends[0], problem)
 
 
 def _columns_of(args: list[Any]) -> tuple[Any, ...]:
@@ -173,12 +165,11 @@ def _columns_of(args: list[Any]) -> tuple[Any, ...]:
     return (ptr, rows, vptr, out, groups, reward, *rest)
 
 
-def test_golden_cases_column_by_column(backend: ModuleType) -> None:
-    cases = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
-    for case in cases:
-        want = backend.within_group_scan(*case["args"])
-        got = backend.within_group_scan_columns(*_columns_of(case["args"]))
-        assert [a.tobytes() for a in got] == [a.tobytes() for a in want]
+@pytest.mark.parametrize("case", golden_params(GOLDEN))
+def test_golden_cases_column_by_column(backend: ModuleType, case: dict[str, Any]) -> None:
+    want = backend.within_group_scan(*case["args"])
+    got = backend.within_group_scan_columns(*_columns_of(case["args"]))
+    assert as_bytes(got) == as_bytes(want)
 
 
 def test_a_binary_column_stores_its_rows_only(backend: ModuleType) -> None:

@@ -9,15 +9,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from _kernel_helpers import as_bytes, backend_settings
 from whileai._pure.scan import BLOCK
 from whileai.simulations.clean.scan_blocks import add_partials, and_columns, scan_from_partials
 
-SETTINGS = settings(
-    deadline=None, max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+SETTINGS = backend_settings(60)
 values = st.sampled_from([0.0, 1.0, 0.5, -2.0, 3.0, 0.1, 1e-9])
 rewards = st.sampled_from([0.0, 1.0, 0.5, -2.25, 0.1, 0.3])
 
@@ -58,10 +57,6 @@ def take(matrix: tuple[Any, ...], keep: list[int]) -> tuple[Any, ...]:
         out_vptr.append(len(out_cells))
     return (array("q", out_ptr), out_rows, array("q", out_vptr), out_cells,
             array("q", [groups[i] for i in keep]), array("d", [reward[i] for i in keep]))
-
-
-def as_bytes(got: tuple[Any, ...]) -> list[bytes]:
-    return [a.tobytes() for a in got]
 
 
 @SETTINGS

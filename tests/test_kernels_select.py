@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-SETTINGS = settings(
-    deadline=None, max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+from _kernel_helpers import backend_settings, golden, golden_params, same
+
+GOLDEN = golden("select")["cases"]
+SETTINGS = backend_settings(200)
 
 
 @st.composite
@@ -31,26 +31,12 @@ def problems(draw: st.DrawFn) -> tuple[Any, ...]:
     return array("q", counts), dim, k, seed, noise, selected
 
 
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    try:
-        return "ok", call()
-    except Exception as exc:
-        return type(exc).__name__, str(exc)
-
-
-def same(both: tuple[ModuleType, ModuleType], *args: Any) -> None:
-    native, pure = both
-    assert outcome(lambda: native.select_diverse(*args)) == outcome(
-        lambda: pure.select_diverse(*args)
-    )
-
-
 @SETTINGS
 @given(problem=problems())
 def test_picks_match(
     both_backends: tuple[ModuleType, ModuleType], problem: tuple[Any, ...]
 ) -> None:
-    same(both_backends, *problem)
+    same(both_backends, "select_diverse", *problem)
 
 
 @SETTINGS
@@ -66,7 +52,7 @@ def test_bad_arguments_raise_the_same_error(
     if which == 1 and junk == 10**30:
         junk = 4099  # the pure reference allocates one column list per bucket, even for no rows
     args[which] = [junk] if which == 5 else junk
-    same(both_backends, *args)
+    same(both_backends, "select_diverse", *args)
 
 
 def test_embedded_texts_pick_the_odd_ones_out(backend: ModuleType) -> None:
@@ -91,15 +77,13 @@ def test_errors_say_what_is_wrong(backend: ModuleType) -> None:
         backend.select_diverse(counts, 2, 1.0, 0)
 
 
-def test_golden_vectors(backend: ModuleType) -> None:
-    import json
-    from pathlib import Path
+def test_golden_file_holds_every_case() -> None:
+    assert len(GOLDEN) == 3
 
-    path = Path(__file__).parent / "golden" / "select.json"
-    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
-    assert len(cases) == 3
-    for case in cases:
-        assert backend.select_diverse(*case["args"]) == case["picks"]
+
+@pytest.mark.parametrize("case", golden_params(GOLDEN, lambda c: f"k{c['args'][2]}"))
+def test_golden_vectors(backend: ModuleType, case: dict[str, Any]) -> None:
+    assert backend.select_diverse(*case["args"]) == case["picks"]
 
 
 def test_small_arrays_read_in_place_pick_as_copied_inputs_do(

@@ -9,16 +9,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from _kernel_helpers import backend_settings
 from whileai.simulations.clean import claims
 from whileai.simulations.clean.trace_batch import FLAGS, TraceInputs, flag_masks, trace_patterns
 from whileai.simulations.clean.trace_flags import step_failed, trace_flags
 
-SETTINGS = settings(
-    deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+SETTINGS = backend_settings(150)
 NEVER = "\x01\x01\x01"  # a pattern no generated text holds
 # Words the patterns look for, in several cases and scripts, the four code points re.IGNORECASE
 # equates with ASCII letters, Unicode word characters, digits and spaces around them.
