@@ -1,0 +1,92 @@
+//! The hash embedder (`crate::embed`): vectors and bucket counts as `array.array`.
+
+use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::prelude::*;
+
+use super::args::{formatted, require_int, Arg};
+use super::arrays::{array_for_kernel, new_array};
+use super::texts::{checked_texts, text_views};
+use crate::embed as embed_kernel;
+
+/// The embedding dim: an int >= 1. A dim too large to allocate is a `MemoryError`.
+fn dim_arg(obj: &Bound<'_, PyAny>, rows: usize) -> PyResult<usize> {
+    require_int(obj, "dim")?;
+    if obj.lt(1)? {
+        return Err(PyValueError::new_err(format!(
+            "dim must be at least 1, got {}",
+            formatted(obj)?
+        )));
+    }
+    if rows == 0 {
+        // No rows: any dim gives an empty buffer, as in the pure backend.
+        return Ok(obj.extract::<usize>().unwrap_or(1));
+    }
+    let too_big = || {
+        PyMemoryError::new_err(format!(
+            "dim={} with {rows} texts needs more memory than can be allocated",
+            formatted(obj).unwrap_or_default()
+        ))
+    };
+    let dim = obj.extract::<usize>().map_err(|_| too_big())?;
+    match rows.checked_mul(dim).and_then(|n| n.checked_mul(8)) {
+        Some(bytes) if bytes <= isize::MAX as usize => Ok(dim),
+        _ => Err(too_big()),
+    }
+}
+
+/// The L2-normalised float64 embeddings of `texts`, row-major, as `array('d')`.
+#[pyfunction]
+#[pyo3(signature = (texts, dim = Arg::Absent), text_signature = "(texts, dim=256)")]
+pub(super) fn embed<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    dim: Arg<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let texts = checked_texts(texts)?;
+    let dim = match dim {
+        Arg::Given(dim) => dim_arg(&dim, texts.len())?,
+        Arg::Absent => 256,
+    };
+    let texts = text_views(&texts);
+    let len = texts.len() * dim;
+    let zero = 0.0f64.into_pyobject(py)?.into_any();
+    if let Some((array, address)) = array_for_kernel::<f64>(py, "d", zero, len)? {
+        py.detach(|| {
+            // SAFETY: `address` is the aligned buffer of `len` f64 of a fresh array that no
+            // other code can reach (only this function holds it) until it is returned.
+            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut f64, len) };
+            embed_kernel::embed_into(&texts, dim, out);
+        });
+        return Ok(array);
+    }
+    let vectors = py.detach(|| embed_kernel::embed(&texts, dim));
+    new_array(py, "d", &vectors)
+}
+
+/// The integer bucket counts of `texts`, row-major, as `array('q')`.
+#[pyfunction]
+#[pyo3(signature = (texts, dim = Arg::Absent), text_signature = "(texts, dim=256)")]
+pub(super) fn embed_counts<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    dim: Arg<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let texts = checked_texts(texts)?;
+    let dim = match dim {
+        Arg::Given(dim) => dim_arg(&dim, texts.len())?,
+        Arg::Absent => 256,
+    };
+    let texts = text_views(&texts);
+    let len = texts.len() * dim;
+    let zero = 0i64.into_pyobject(py)?.into_any();
+    if let Some((array, address)) = array_for_kernel::<i64>(py, "q", zero, len)? {
+        py.detach(|| {
+            // SAFETY: as in `embed`: a fresh, aligned buffer of `len` i64 only we can reach.
+            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut i64, len) };
+            embed_kernel::embed_counts_into(&texts, dim, out);
+        });
+        return Ok(array);
+    }
+    let counts = py.detach(|| embed_kernel::embed_counts(&texts, dim));
+    new_array(py, "q", &counts)
+}
