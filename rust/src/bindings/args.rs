@@ -50,15 +50,27 @@ pub(super) fn seed_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
     obj.bitand(u64::MAX)?.extract::<u64>()
 }
 
-/// A bound for bounded ints: an int in [1, 2**64).
-pub(super) fn bound_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
-    require_int(obj, "bound")?;
-    if obj.lt(1)? {
+/// An int (not a bool) of at least `min`: else `TypeError("<what> must be an int, ...")` or
+/// `ValueError("<what> must be at least <min>, got <obj>")`.
+pub(super) fn int_at_least(obj: &Bound<'_, PyAny>, what: &str, min: i64) -> PyResult<()> {
+    require_int(obj, what)?;
+    at_least(obj, what, min)
+}
+
+/// `ValueError("<what> must be at least <min>, got <obj>")` when `obj < min`.
+pub(super) fn at_least(obj: &Bound<'_, PyAny>, what: &str, min: i64) -> PyResult<()> {
+    if obj.lt(min)? {
         return Err(PyValueError::new_err(format!(
-            "bound must be at least 1, got {}",
+            "{what} must be at least {min}, got {}",
             formatted(obj)?
         )));
     }
+    Ok(())
+}
+
+/// A bound for bounded ints: an int in [1, 2**64).
+pub(super) fn bound_arg(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    int_at_least(obj, "bound", 1)?;
     if obj.gt(u64::MAX)? {
         return Err(PyValueError::new_err(format!(
             "bound must be below 2**64, got {}",
@@ -75,13 +87,7 @@ pub(super) fn count_arg(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
 
 /// A count named in its errors: `TypeError("<what> must be an int, ...")`, `ValueError(...)`.
 pub(super) fn named_count_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
-    require_int(obj, what)?;
-    if obj.lt(0)? {
-        return Err(PyValueError::new_err(format!(
-            "{what} must be at least 0, got {}",
-            formatted(obj)?
-        )));
-    }
+    int_at_least(obj, what, 0)?;
     obj.extract::<usize>()
 }
 

@@ -1,23 +1,10 @@
 //! Resampling (`crate::bootstrap`): bootstrap means and the sign-flip permutation null.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::args::{formatted, require_int, seed_arg};
+use super::args::{named_count_arg, seed_arg};
 use super::arrays::new_array;
 use super::buffers::float_buffer;
-
-/// A replicate count: an int >= 0, named `what` in the error.
-fn replicates_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<usize> {
-    require_int(obj, what)?;
-    if obj.lt(0)? {
-        return Err(PyValueError::new_err(format!(
-            "{what} must be at least 0, got {}",
-            formatted(obj)?
-        )));
-    }
-    obj.extract::<usize>()
-}
 
 /// `n_resamples` bootstrap means of `values` (one splitmix64 stream per replicate).
 #[pyfunction]
@@ -28,7 +15,7 @@ pub(super) fn bootstrap_means<'py>(
     seed: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let seed = seed_arg(seed, "seed")?;
-    let count = replicates_arg(n_resamples, "n_resamples")?;
+    let count = named_count_arg(n_resamples, "n_resamples")?;
     let values = float_buffer(values)?;
     let out = py.detach(|| crate::bootstrap::bootstrap_means(&values, count, seed))?;
     new_array(py, "d", &out)
@@ -44,7 +31,7 @@ pub(super) fn bootstrap_mean_diff<'py>(
     seed: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let seed = seed_arg(seed, "seed")?;
-    let count = replicates_arg(n_resamples, "n_resamples")?;
+    let count = named_count_arg(n_resamples, "n_resamples")?;
     let a = float_buffer(a)?;
     crate::bootstrap::check_finite(&a, "a")?;
     let b = float_buffer(b)?;
@@ -61,7 +48,7 @@ pub(super) fn sign_flip_means<'py>(
     seed: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let seed = seed_arg(seed, "seed")?;
-    let count = replicates_arg(n_perm, "n_perm")?;
+    let count = named_count_arg(n_perm, "n_perm")?;
     let diffs = float_buffer(diffs)?;
     let out = py.detach(|| crate::bootstrap::sign_flip_means(&diffs, count, seed))?;
     new_array(py, "d", &out)

@@ -1,22 +1,16 @@
 //! The hash embedder (`crate::embed`): vectors and bucket counts as `array.array`.
 
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 
-use super::args::{formatted, require_int, Arg};
+use super::args::{formatted, int_at_least, Arg};
 use super::arrays::{array_for_kernel, new_array};
 use super::texts::{checked_texts, text_views};
 use crate::embed as embed_kernel;
 
 /// The embedding dim: an int >= 1. A dim too large to allocate is a `MemoryError`.
 fn dim_arg(obj: &Bound<'_, PyAny>, rows: usize) -> PyResult<usize> {
-    require_int(obj, "dim")?;
-    if obj.lt(1)? {
-        return Err(PyValueError::new_err(format!(
-            "dim must be at least 1, got {}",
-            formatted(obj)?
-        )));
-    }
+    int_at_least(obj, "dim", 1)?;
     if rows == 0 {
         // No rows: any dim gives an empty buffer, as in the pure backend.
         return Ok(obj.extract::<usize>().unwrap_or(1));

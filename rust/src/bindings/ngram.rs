@@ -1,22 +1,16 @@
 //! The n-gram index (`crate::ngram`): a picklable pyclass.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use super::args::{default_empty_tuple, default_int, formatted, require_int, type_name};
+use super::args::{default_empty_tuple, default_int, int_at_least, type_name};
 use super::arrays::new_array;
 use super::texts::{checked_texts, text_views, texts_arg};
 
 /// `n` for the n-gram index: an int >= 1 (astronomically large values behave as "no n-grams").
 fn ngram_n_arg(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
-    require_int(obj, "n")?;
-    if obj.lt(1)? {
-        return Err(PyValueError::new_err(format!(
-            "n must be at least 1, got {}",
-            formatted(obj)?
-        )));
-    }
+    int_at_least(obj, "n", 1)?;
     Ok(obj.extract::<usize>().unwrap_or(usize::MAX))
 }
 

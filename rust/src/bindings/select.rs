@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use super::args::{default_float, formatted, require_int, seed_arg};
+use super::args::{at_least, default_float, formatted, int_at_least, require_int, seed_arg};
 use super::buffers::{int_buffer, small_q_array};
 
 /// Pick up to `k` candidates, each the farthest (cosine) from everything chosen so far.
@@ -20,21 +20,10 @@ pub(super) fn select_diverse(
     selected: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<usize>> {
     // The pure backend's order: dim, k (type), seed, k (value), noise, counts, selected.
-    require_int(dim, "dim")?;
-    if dim.lt(1)? {
-        return Err(PyValueError::new_err(format!(
-            "dim must be at least 1, got {}",
-            formatted(dim)?
-        )));
-    }
+    int_at_least(dim, "dim", 1)?;
     require_int(k, "k")?;
     let seed = seed_arg(seed, "seed")?;
-    if k.lt(0)? {
-        return Err(PyValueError::new_err(format!(
-            "k must be at least 0, got {}",
-            formatted(k)?
-        )));
-    }
+    at_least(k, "k", 0)?;
     // More picks than candidates simply returns every candidate.
     let k = k.extract::<usize>().unwrap_or(usize::MAX);
     let noise = py
