@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::buffers::aligned_buffer;
+use super::buffers::{aligned_buffer, array_type};
 
 /// An `array.array(typecode)` holding the raw native-endian bytes of `values`.
 pub(super) fn new_array<'py, T: Copy>(
@@ -15,7 +15,7 @@ pub(super) fn new_array<'py, T: Copy>(
     let bytes = unsafe {
         std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
     };
-    let array = py.import("array")?.getattr("array")?.call1((typecode,))?;
+    let array = array_type(py)?.call1((typecode,))?;
     array.call_method1("frombytes", (PyBytes::new(py, bytes),))?;
     Ok(array)
 }
@@ -29,11 +29,7 @@ pub(super) fn array_for_kernel<'py, T>(
     zero: Bound<'py, PyAny>,
     len: usize,
 ) -> PyResult<Option<(Bound<'py, PyAny>, usize)>> {
-    let array = py
-        .import("array")?
-        .getattr("array")?
-        .call1((typecode, (zero,)))?
-        .mul(len)?;
+    let array = array_type(py)?.call1((typecode, (zero,)))?.mul(len)?;
     match aligned_buffer::<T>(&array)? {
         Some((address, items)) if items == len => Ok(Some((array, address))),
         _ => Ok(None),

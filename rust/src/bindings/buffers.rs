@@ -5,48 +5,38 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-/// `array.array(typecode, obj)`: the same conversion (and conversion errors) as the pure
-/// backend's `array("d", values)`, then the values copied out.
+/// `array.array("d", obj)`'s values: the pure backend's float sequences, copied out.
 pub(super) fn float_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-    let array = if is_array_of(obj, "d")? {
-        obj.clone()
-    } else {
-        obj.py()
-            .import("array")?
-            .getattr("array")?
-            .call1(("d", obj))?
-    };
-    if let Some(values) = copied_in_place::<f64>(&array)? {
-        return Ok(values);
-    }
-    let raw = array.call_method0("tobytes")?;
-    let raw = raw.cast::<PyBytes>()?.as_bytes();
-    Ok(raw
-        .chunks_exact(8)
-        .map(|c| f64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect())
+    buffer_values(obj, "d", f64::from_ne_bytes)
 }
 
 /// `array.array("q", obj)`'s values: the pure backend's int sequences, copied out.
 pub(super) fn int_buffer(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    // An array('q') already holds the values: copy them once, in place, instead of rebuilding
-    // the array or going through `tobytes()` (which would be a second full copy).
-    let array = if is_array_of(obj, "q")? {
+    buffer_values(obj, "q", i64::from_ne_bytes)
+}
+
+/// `array.array(typecode, obj)`: the same conversion (and conversion errors) as the pure
+/// backend's `array(typecode, values)`, then the values copied out.
+fn buffer_values<T: Copy>(
+    obj: &Bound<'_, PyAny>,
+    typecode: &str,
+    from_ne_bytes: fn([u8; 8]) -> T,
+) -> PyResult<Vec<T>> {
+    // An array of `typecode` already holds the values: copy them once, in place, instead of
+    // rebuilding the array or going through `tobytes()` (which would be a second full copy).
+    let array = if is_array_of(obj, typecode)? {
         obj.clone()
     } else {
-        obj.py()
-            .import("array")?
-            .getattr("array")?
-            .call1(("q", obj))?
+        array_type(obj.py())?.call1((typecode, obj))?
     };
-    if let Some(values) = copied_in_place::<i64>(&array)? {
+    if let Some(values) = copied_in_place::<T>(&array)? {
         return Ok(values);
     }
     let raw = array.call_method0("tobytes")?;
     let raw = raw.cast::<PyBytes>()?.as_bytes();
     Ok(raw
         .chunks_exact(8)
-        .map(|c| i64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+        .map(|c| from_ne_bytes(c.try_into().unwrap_or([0; 8])))
         .collect())
 }
 
@@ -70,10 +60,15 @@ fn copied_in_place<T: Copy>(array: &Bound<'_, PyAny>) -> PyResult<Option<Vec<T>>
 /// work itself; larger inputs are copied so the kernel can run while Python goes on.
 const IN_PLACE_MAX: usize = 1 << 16;
 
+/// The class `array.array`.
+pub(super) fn array_type(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    py.import("array")?.getattr("array")
+}
+
 /// Whether `obj` is exactly an `array.array` of `typecode` (its bytes are then the values).
 fn is_array_of(obj: &Bound<'_, PyAny>, typecode: &str) -> PyResult<bool> {
-    let array_type = obj.py().import("array")?.getattr("array")?;
-    Ok(obj.get_type().is(&array_type) && obj.getattr("typecode")?.extract::<String>()? == typecode)
+    Ok(obj.get_type().is(array_type(obj.py())?)
+        && obj.getattr("typecode")?.extract::<String>()? == typecode)
 }
 
 /// `(address, length)` of an exact `array('q')` of at most [`IN_PLACE_MAX`] aligned values.
@@ -131,7 +126,7 @@ pub(super) fn held<'py>(
     convert: &str,
 ) -> PyResult<Held<'py>> {
     let py = obj.py();
-    let array_type = py.import("array")?.getattr("array")?;
+    let array_type = array_type(py)?;
     let mut array = obj.clone();
     let exact = obj.get_type().is(&array_type)
         && accepted.contains(&obj.getattr("typecode")?.extract::<String>()?.as_str());
