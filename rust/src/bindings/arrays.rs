@@ -20,15 +20,19 @@ pub(super) fn new_array<'py, T: Copy>(
     Ok(array)
 }
 
-/// A new `array.array(typecode)` of `len` items and a pointer to its buffer, for a kernel to
-/// fill in place (one output buffer instead of three: kernel, `bytes`, array). `None` when the
-/// buffer is not aligned for `T` (then use [`new_array`]).
+/// A new `array.array(typecode)` (`"d"` or `"q"`) of `len` zeros and a pointer to its buffer,
+/// for a kernel to fill in place (one output buffer instead of three: kernel, `bytes`, array).
+/// `None` when the buffer is not aligned for `T` (then use [`new_array`]).
 pub(super) fn array_for_kernel<'py, T>(
     py: Python<'py>,
     typecode: &str,
-    zero: Bound<'py, PyAny>,
     len: usize,
 ) -> PyResult<Option<(Bound<'py, PyAny>, usize)>> {
+    let zero = if typecode == "d" {
+        0f64.into_pyobject(py)?.into_any()
+    } else {
+        0i64.into_pyobject(py)?.into_any()
+    };
     let array = array_type(py)?.call1((typecode, (zero,)))?.mul(len)?;
     match aligned_buffer::<T>(&array)? {
         Some((address, items)) if items == len => Ok(Some((array, address))),
@@ -42,12 +46,7 @@ pub(super) fn filled_array<'py, T: Copy>(
     typecode: &str,
     values: &[T],
 ) -> PyResult<Bound<'py, PyAny>> {
-    let zero = if typecode == "d" {
-        0f64.into_pyobject(py)?.into_any()
-    } else {
-        0i64.into_pyobject(py)?.into_any()
-    };
-    if let Some((array, address)) = array_for_kernel::<T>(py, typecode, zero, values.len())? {
+    if let Some((array, address)) = array_for_kernel::<T>(py, typecode, values.len())? {
         if !values.is_empty() {
             // SAFETY: a fresh, aligned buffer of `values.len()` T that only this function holds.
             let out = unsafe { std::slice::from_raw_parts_mut(address as *mut T, values.len()) };

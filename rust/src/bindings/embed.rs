@@ -1,5 +1,7 @@
 //! The hash embedder (`crate::embed`): vectors and bucket counts as `array.array`.
 
+use std::borrow::Cow;
+
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 
@@ -36,25 +38,14 @@ pub(super) fn embed<'py>(
     texts: &Bound<'py, PyAny>,
     dim: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let texts = checked_texts(texts)?;
-    let dim = match dim {
-        Arg::Given(dim) => dim_arg(&dim, texts.len())?,
-        Arg::Absent => 256,
-    };
-    let texts = text_views(&texts);
-    let len = texts.len() * dim;
-    let zero = 0.0f64.into_pyobject(py)?.into_any();
-    if let Some((array, address)) = array_for_kernel::<f64>(py, "d", zero, len)? {
-        py.detach(|| {
-            // SAFETY: `address` is the aligned buffer of `len` f64 of a fresh array that no
-            // other code can reach (only this function holds it) until it is returned.
-            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut f64, len) };
-            embed_kernel::embed_into(&texts, dim, out);
-        });
-        return Ok(array);
-    }
-    let vectors = py.detach(|| embed_kernel::embed(&texts, dim));
-    new_array(py, "d", &vectors)
+    rows_array(
+        py,
+        texts,
+        dim,
+        "d",
+        |texts, dim, out| embed_kernel::embed_into(texts, dim, out),
+        |texts, dim| embed_kernel::embed(texts, dim),
+    )
 }
 
 /// The integer bucket counts of `texts`, row-major, as `array('q')`.
@@ -65,6 +56,27 @@ pub(super) fn embed_counts<'py>(
     texts: &Bound<'py, PyAny>,
     dim: Arg<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    rows_array(
+        py,
+        texts,
+        dim,
+        "q",
+        |texts, dim, out| embed_kernel::embed_counts_into(texts, dim, out),
+        |texts, dim| embed_kernel::embed_counts(texts, dim),
+    )
+}
+
+/// One row of `dim` values per text, row-major, as `array(typecode)`: written by `fill` straight
+/// into the new array's buffer, or made by `make` and copied when that buffer is not aligned.
+/// Both run without the GIL.
+fn rows_array<'py, T: Copy + Send>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    dim: Arg<'py>,
+    typecode: &str,
+    fill: impl Fn(&[Cow<'_, str>], usize, &mut [T]) + Sync,
+    make: impl Fn(&[Cow<'_, str>], usize) -> Vec<T> + Sync,
+) -> PyResult<Bound<'py, PyAny>> {
     let texts = checked_texts(texts)?;
     let dim = match dim {
         Arg::Given(dim) => dim_arg(&dim, texts.len())?,
@@ -72,15 +84,15 @@ pub(super) fn embed_counts<'py>(
     };
     let texts = text_views(&texts);
     let len = texts.len() * dim;
-    let zero = 0i64.into_pyobject(py)?.into_any();
-    if let Some((array, address)) = array_for_kernel::<i64>(py, "q", zero, len)? {
+    if let Some((array, address)) = array_for_kernel::<T>(py, typecode, len)? {
         py.detach(|| {
-            // SAFETY: as in `embed`: a fresh, aligned buffer of `len` i64 only we can reach.
-            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut i64, len) };
-            embed_kernel::embed_counts_into(&texts, dim, out);
+            // SAFETY: `address` is the aligned buffer of `len` T of a fresh array that no
+            // other code can reach (only this function holds it) until it is returned.
+            let out = unsafe { std::slice::from_raw_parts_mut(address as *mut T, len) };
+            fill(&texts, dim, out);
         });
         return Ok(array);
     }
-    let counts = py.detach(|| embed_kernel::embed_counts(&texts, dim));
-    new_array(py, "q", &counts)
+    let values = py.detach(|| make(&texts, dim));
+    new_array(py, typecode, &values)
 }
