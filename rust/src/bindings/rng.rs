@@ -13,8 +13,7 @@ pub(super) fn splitmix64_stream(
     unit: &Bound<'_, PyAny>,
     count: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<u64>> {
-    let seed = seed_arg(seed, "seed")?;
-    let unit = seed_arg(unit, "unit")?;
+    let (seed, unit) = stream_key(seed, unit)?;
     let count = count_arg(count)?;
     Ok(py.detach(|| rng::splitmix64_stream(seed, unit, count)))
 }
@@ -27,8 +26,7 @@ pub(super) fn uniform_floats(
     unit: &Bound<'_, PyAny>,
     count: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<f64>> {
-    let seed = seed_arg(seed, "seed")?;
-    let unit = seed_arg(unit, "unit")?;
+    let (seed, unit) = stream_key(seed, unit)?;
     let count = count_arg(count)?;
     Ok(py.detach(|| rng::uniform_floats(seed, unit, count)))
 }
@@ -42,9 +40,13 @@ pub(super) fn bounded_ints(
     bound: &Bound<'_, PyAny>,
     count: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<u64>> {
-    let seed = seed_arg(seed, "seed")?;
-    let unit = seed_arg(unit, "unit")?;
+    let (seed, unit) = stream_key(seed, unit)?;
     let bound = bound_arg(bound)?;
     let count = count_arg(count)?;
     Ok(py.detach(|| rng::bounded_ints(seed, unit, bound, count))?)
+}
+
+/// The stream `(seed, unit)`: each any Python int, reduced modulo 2**64.
+fn stream_key(seed: &Bound<'_, PyAny>, unit: &Bound<'_, PyAny>) -> PyResult<(u64, u64)> {
+    Ok((seed_arg(seed, "seed")?, seed_arg(unit, "unit")?))
 }
