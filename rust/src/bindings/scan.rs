@@ -53,13 +53,8 @@ pub(super) fn within_group_scan<'py>(
         reward: &reward,
     };
     crate::scan::check_input(&input)?;
-    let args = (
-        n_perm.bind(py),
-        seed.bind(py),
-        conjoin.bind(py),
-        top.bind(py),
-    );
-    let (n_perm, seed, conjoin, top) = search_args(args, n_features)?;
+    let (n_perm, seed, conjoin, top) =
+        search_args(py, (&n_perm, &seed, &conjoin, &top), n_features)?;
     let search = crate::scan::Conjoin {
         columns: &conjoin,
         top,
@@ -71,14 +66,15 @@ pub(super) fn within_group_scan<'py>(
 /// `n_perm`, `seed`, `conjoin` (checked against `n_features`) and `top`, in the pure backend's
 /// order: what both scan bindings take after the matrix.
 fn search_args(
-    (n_perm, seed, conjoin, top): ScanArgs<'_, '_>,
+    py: Python<'_>,
+    (n_perm, seed, conjoin, top): ScanArgs<'_>,
     n_features: usize,
 ) -> PyResult<(usize, u64, Vec<i64>, usize)> {
-    let n_perm = count_arg(n_perm)?;
-    let seed = seed_arg(seed, "seed")?;
-    let conjoin = int_buffer(conjoin)?;
+    let n_perm = count_arg(n_perm.bind(py))?;
+    let seed = seed_arg(seed.bind(py), "seed")?;
+    let conjoin = int_buffer(conjoin.bind(py))?;
     crate::scan::check_conjoin(&conjoin, n_features)?;
-    Ok((n_perm, seed, conjoin, named_count_arg(top, "top")?))
+    Ok((n_perm, seed, conjoin, named_count_arg(top.bind(py), "top")?))
 }
 
 /// A scan's `(rho, floor, support)` as `array('d')`, `array('d')`, `array('q')`.
@@ -94,22 +90,17 @@ fn scan_arrays<'py>(
 }
 
 /// `n_perm`, `seed`, `conjoin` and `top` of a scan, as given.
-type ScanArgs<'a, 'py> = (
-    &'a Bound<'py, PyAny>,
-    &'a Bound<'py, PyAny>,
-    &'a Bound<'py, PyAny>,
-    &'a Bound<'py, PyAny>,
-);
+type ScanArgs<'a> = (&'a Py<PyAny>, &'a Py<PyAny>, &'a Py<PyAny>, &'a Py<PyAny>);
 
 /// Check the matrix, then the other arguments (the pure backend's order), then scan without
 /// the GIL.
 fn scan_held<R: crate::scan::RowId + Into<i64>>(
     py: Python<'_>,
     input: &crate::scan::ColumnInput<'_, R>,
-    args: ScanArgs<'_, '_>,
+    args: ScanArgs<'_>,
 ) -> PyResult<crate::scan::ScanOutput> {
     crate::scan::check_columns(input)?;
-    let (n_perm, seed, conjoin, top) = search_args(args, input.ptr.len() - 1)?;
+    let (n_perm, seed, conjoin, top) = search_args(py, args, input.ptr.len() - 1)?;
     let search = crate::scan::Conjoin {
         columns: &conjoin,
         top,
@@ -137,19 +128,13 @@ pub(super) fn within_group_scan_columns<'py>(
     conjoin: Py<PyAny>,
     top: Py<PyAny>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let matrix = HeldMatrix::new([ptr, rows, vptr, values, groups, reward])?;
-    let args = (
-        n_perm.bind(py),
-        seed.bind(py),
-        conjoin.bind(py),
-        top.bind(py),
-    );
-    let got = matrix.read(
+    let args = (&n_perm, &seed, &conjoin, &top);
+    let got = HeldMatrix::read_held(
+        [ptr, rows, vptr, values, groups, reward],
         |input| scan_held(py, input, args),
         |input| scan_held(py, input, args),
-    );
-    matrix.release()?;
-    scan_arrays(py, got?)
+    )?;
+    scan_arrays(py, got)
 }
 
 /// A column-major matrix's arrays held in place: `ptr`, `rows` (`'i'` or `'q'`), `vptr`,
@@ -157,6 +142,19 @@ pub(super) fn within_group_scan_columns<'py>(
 struct HeldMatrix<'py>([Held<'py>; 6]);
 
 impl<'py> HeldMatrix<'py> {
+    /// Hold the arrays, call `narrow` or `wide` with the matrix (see [`Self::read`]), then let
+    /// the arrays go; an error in letting go comes before the call's own.
+    fn read_held<T>(
+        arrays: [&Bound<'py, PyAny>; 6],
+        narrow: impl FnOnce(&crate::scan::ColumnInput<'_, i32>) -> PyResult<T>,
+        wide: impl FnOnce(&crate::scan::ColumnInput<'_, i64>) -> PyResult<T>,
+    ) -> PyResult<T> {
+        let matrix = HeldMatrix::new(arrays)?;
+        let got = matrix.read(narrow, wide);
+        matrix.release()?;
+        got
+    }
+
     fn new([ptr, rows, vptr, values, groups, reward]: [&Bound<'py, PyAny>; 6]) -> PyResult<Self> {
         Ok(HeldMatrix([
             held(ptr, &["q"], "q")?,
@@ -244,14 +242,12 @@ pub(super) fn within_group_scan_partials<'py>(
     n_perm: Py<PyAny>,
     seed: Py<PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let matrix = HeldMatrix::new([ptr, rows, vptr, values, groups, reward])?;
     let (n_perm, seed) = (n_perm.bind(py), seed.bind(py));
-    let got = matrix.read(
+    let got = HeldMatrix::read_held(
+        [ptr, rows, vptr, values, groups, reward],
         |input| partials_held(py, input, n_perm, seed),
         |input| partials_held(py, input, n_perm, seed),
-    );
-    matrix.release()?;
-    let got = got?;
+    )?;
     PyTuple::new(
         py,
         [
