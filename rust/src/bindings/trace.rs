@@ -2,6 +2,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use super::arrays::filled_array;
 use super::buffers::int_buffer;
@@ -24,14 +25,7 @@ pub(super) fn trace_masks<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let patterns = checked_texts(patterns)?;
     let families = checked_texts(families)?;
-    let patterns: Vec<String> = patterns
-        .iter()
-        .map(|p| p.to_str().map(str::to_owned))
-        .collect::<PyResult<_>>()?;
-    let families: Vec<String> = families
-        .iter()
-        .map(|p| p.to_str().map(str::to_owned))
-        .collect::<PyResult<_>>()?;
+    let (patterns, families) = (utf8_strings(&patterns)?, utf8_strings(&families)?);
     let pats: Vec<&str> = patterns.iter().map(String::as_str).collect();
     let fam: Vec<&str> = families.iter().map(String::as_str).collect();
     let compiled = crate::trace::TracePatterns::new(&pats, &fam)?;
@@ -73,4 +67,12 @@ pub(super) fn trace_masks<'py>(
         crate::trace::trace_masks(&compiled, &rows)
     });
     filled_array(py, "q", &masks)
+}
+
+/// Checked texts copied out as UTF-8 (a lone surrogate raises Python's `UnicodeEncodeError`).
+fn utf8_strings(texts: &[Bound<'_, PyString>]) -> PyResult<Vec<String>> {
+    texts
+        .iter()
+        .map(|t| t.to_str().map(str::to_owned))
+        .collect()
 }
