@@ -11,7 +11,7 @@ export PYO3_PYTHON := $(abspath $(BIN)/python)
 	recipes
 
 # A virtualenv with the package (release build of the Rust core) and the dev tools.
-$(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs)
+$(BIN)/.ready: pyproject.toml Cargo.toml $(wildcard rust/src/*.rs rust/src/*/*.rs)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip "maturin>=1.5,<2"
 	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras $(EXTRAS)

@@ -1,4 +1,4 @@
-//! One error type for every kernel; `bindings.rs` maps it to the Python exception the pure
+//! One error type for every kernel; `bindings/mod.rs` maps it to the Python exception the pure
 //! backend raises, with the same message.
 
 use std::fmt;

@@ -1,4 +1,5 @@
-//! The hot core of whileai: plain Rust kernels, with all Python glue in `bindings.rs`.
+//! The hot core of whileai: plain Rust kernels, with all Python glue in `bindings/` (one file per
+//! kernel family; the module itself in `bindings/mod.rs`).
 
 pub mod bootstrap;
 pub mod decontam;

@@ -115,7 +115,7 @@ fn golden_hashes_and_tokens() {
 
 #[test]
 fn golden_value_errors_have_the_pure_messages() {
-    // Type errors are argument conversion (bindings.rs); the kernels own the value checks.
+    // Type errors are argument conversion (rust/src/bindings/); the kernels own the value checks.
     let g = load("primitives.json");
     for case in g["errors"].as_array().unwrap() {
         let args = case["args"].as_array().unwrap();
