@@ -28,6 +28,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from collections import defaultdict
 from collections.abc import Generator
 from pathlib import Path
@@ -69,6 +70,9 @@ class KernelReach:
         self.context: list[str] = ["session"]  # innermost last: session, module, fixture
         self.reads: dict[str, set[str]] = defaultdict(set)  # context -> names read
         self.item_reads: set[str] = set()
+        # Threads alive when the running test started: a thread an earlier test left behind (an
+        # abandoned rollout still finishing) may read a kernel meanwhile; that is not this test's.
+        self.earlier_threads: set[int] = set()
         self.log_start = 0
         fd, self.log = tempfile.mkstemp(prefix="whileai-kernel-log-")
         os.close(fd)
@@ -84,7 +88,8 @@ class KernelReach:
     def _read(self, name: str) -> None:
         context = self.context[-1]
         if context == "item":
-            self.item_reads.add(name)
+            if threading.get_ident() not in self.earlier_threads:
+                self.item_reads.add(name)
         else:
             self.reads[context].add(name)
 
@@ -123,6 +128,8 @@ class KernelReach:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, Any]:
         self.item_reads = set()
+        self.earlier_threads = {t.ident for t in threading.enumerate()
+                                if t is not threading.main_thread() and t.ident is not None}
         self.context.append("item")
         with open(self.log, "a") as log:  # a fresh line: subprocesses log afresh after it
             log.write(f"-- {item.nodeid}\n")
