@@ -26,6 +26,7 @@ StopReason = Literal[
     "writer_quota_exceeded",
     "judge_quota_exceeded",
 ]
+"""Why a run stopped, ``stopped_because`` (docs/simulate.md lists what each value means)."""
 STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 
 
