@@ -52,6 +52,7 @@ BACKEND_FREE: frozenset[str] = frozenset({
     "test_platform_atomic.py", "test_platform_cli.py", "test_platform_concurrency.py",
     "test_platform_keys.py", "test_platform_refs.py", "test_platform_runs.py",
     "test_platform_trace_summary.py", "test_platform_traces.py", "test_recipes_layout.py",
+    "test_run_stop.py",
     "test_rows_schema.py", "test_rows_scrub.py", "test_traces_aim.py", "test_traces_cli.py",
     "test_traces_fuzz.py", "test_traces_otel.py", "test_traces_receiver.py",
 })

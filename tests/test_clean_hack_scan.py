@@ -5,12 +5,13 @@ from __future__ import annotations
 import random
 from array import array
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
-from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.simulations.clean.hack_scan import Cause, Regime, hack_scan
 
 WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shipped", "soon",
          "today", "check", "note")
@@ -274,3 +275,9 @@ def test_a_shortcut_that_needs_two_things_is_named_as_their_conjunction() -> Non
         assert scan["regime"] == "train"  # the conjunction's name holds the endorsed tool
         assert scan["top_feature"] in ("contains:rest assured & tool:lookup",
                                        "tool:lookup & contains:rest assured")
+
+
+def test_every_regime_and_cause_is_in_the_docs_tables() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "cleaning.md").read_text("utf-8")
+    assert [r for r in get_args(Regime) if f"| `{r}` |" not in page] == []
+    assert [c for c in get_args(Cause) if f"| `{c}` |" not in page] == []

@@ -76,6 +76,12 @@ def _literal_import(node: ast.Call) -> str | None:
     return None
 
 
+def _compiled(name: str) -> bool:
+    """Whether ``name`` is the compiled core: a stub and no Python source (it imports nothing)."""
+    stub = PACKAGE.joinpath(*name.split(".")).with_suffix(".pyi")
+    return name not in MODULES and stub.exists()
+
+
 def _imports(module: str) -> set[str]:
     """Every whileai module ``module`` imports, at any depth of its code."""
     path, is_package = MODULES[module]
@@ -90,14 +96,13 @@ def _imports(module: str) -> set[str]:
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
-            if source.startswith("whileai"):
+            if source.startswith("whileai") and not _compiled(source):
                 for alias in node.names:  # `from pkg import submodule` imports the submodule
                     full = f"{source}.{alias.name}"
-                    targets.add(full if full in MODULES else _known(source))
-        elif isinstance(node, ast.Call) and (name := _literal_import(node)):
-            stub = PACKAGE.joinpath(*name.split(".")).with_suffix(".pyi")
-            if name not in MODULES and stub.exists():  # the compiled core: no Python source
-                continue
+                    if not _compiled(full):
+                        targets.add(full if full in MODULES else _known(source))
+        elif (isinstance(node, ast.Call) and (name := _literal_import(node))
+              and not _compiled(name)):
             targets.add(_known(name))
     deps = {t for t in targets if t is not None}
     for dep in list(deps):  # the packages an import passes through run first

@@ -148,6 +148,18 @@ def test_bad_inputs_same_errors(backend: ModuleType) -> None:
         backend.trace_masks([NEVER] * 13, [], [], [], [0, 1], [0], [0], [""], [""])
 
 
+def test_texts_may_be_any_iterable(backend: ModuleType) -> None:
+    """Both backends read each text argument as any iterable of str (the stub's contract)."""
+    patterns = [r"\btests?\s+pass\b"] + [NEVER] * 12
+    masks = backend.trace_masks(iter(patterns), iter(["lookup"]), iter(["All tests pass."]),
+                                iter(["done"]), [0, 1], [3], [0], iter(["pytest"]), iter([""]))
+    assert list(masks) == list(backend.trace_masks(patterns, ["lookup"], ["All tests pass."],
+                                                   ["done"], [0, 1], [3], [0], ["pytest"], [""]))
+    assert masks[0] & 1
+    with pytest.raises(TypeError, match=r"texts\[0\] must be str"):
+        backend.trace_masks(patterns, [], [b"bytes"], [""], [0, 0], [], [], [], [])
+
+
 def test_claims_read_their_family_and_form(backend: ModuleType) -> None:
     """A finished-state claim needs no tool; a first-person one with only a failed step fires."""
     rows = [{"final_text": "Your order is refunded."},

@@ -24,14 +24,37 @@ import importlib
 import warnings
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from whileai import _pure
 from whileai._version import __version__
 from whileai.config import flag
 from whileai.errors import BackendError
 
-__all__ = ["BACKEND", "KERNEL_BACKENDS", "NATIVE_ERROR", "kernel_names"]
+__all__ = [
+    "BACKEND",
+    "KERNEL_BACKENDS",
+    "NATIVE_ERROR",
+    "DecontamLines",
+    "NgramIndex",
+    "bootstrap_mean_diff",
+    "bootstrap_means",
+    "bounded_ints",
+    "embed",
+    "embed_counts",
+    "hack_text_features",
+    "hash64",
+    "kernel_names",
+    "select_diverse",
+    "sign_flip_means",
+    "splitmix64_stream",
+    "tokenize",
+    "trace_masks",
+    "uniform_floats",
+    "within_group_scan",
+    "within_group_scan_columns",
+    "within_group_scan_partials",
+]
 
 # Every kernel function, grouped by the kernel it belongs to (design section 4).
 KERNELS: dict[str, tuple[str, ...]] = {
@@ -93,41 +116,100 @@ def kernel_names() -> list[str]:
     return [name for names in KERNELS.values() for name in names]
 
 
-# The kernels. Signatures and exact semantics: docs/kernels.md and _native.pyi.
-splitmix64_stream: Callable[[int, int, int], list[int]] = _pick("splitmix64_stream")
-uniform_floats: Callable[[int, int, int], list[float]] = _pick("uniform_floats")
-bounded_ints: Callable[[int, int, int, int], list[int]] = _pick("bounded_ints")
-hash64: Callable[[str], int] = _pick("hash64")
-tokenize: Callable[..., list[str]] = _pick("tokenize")
-embed: Callable[..., Any] = _pick("embed")
-embed_counts: Callable[..., Any] = _pick("embed_counts")
-# NgramIndex(texts, n) -> .scan(texts) -> (best, covered, total, shared); .exact; .to_bytes
-NgramIndex: type[_pure.NgramIndex] = _pick("NgramIndex")
-# DecontamLines(fields, indexes, task_ids, overlap, n).check(block, examples): the rules over a
-# block of JSONL lines; a line it leaves (status 3) is the caller's (the pure twin leaves all).
-DecontamLines: type[_pure.DecontamLines] = _pick("DecontamLines")
-# within_group_scan(indptr, indices, values, n_features, groups, reward, n_perm, seed)
-#   -> (rho per feature, max |rho| per permutation, varying rows per feature)
-within_group_scan: Callable[..., tuple[Any, Any, Any]] = _pick("within_group_scan")
-# within_group_scan_columns(ptr, rows, vptr, values, groups, reward, n_perm, seed, conjoin, top):
-#   the same scan of a column-major matrix read in place (binary columns store rows only)
-within_group_scan_columns: Callable[..., tuple[Any, Any, Any]] = _pick(
-    "within_group_scan_columns"
-)
-# within_group_scan_partials(ptr, rows, vptr, values, groups, reward, n_perm, seed) -> (blocks,
-#   var_r, support, var_x, cov, perm_cov): each block's sums, added in block order by
-#   clean/scan_blocks.py (how a cluster scans where the rows live)
-within_group_scan_partials: Callable[..., tuple[Any, ...]] = _pick("within_group_scan_partials")
-# hack_text_features(lowered agent texts, final reply lengths, top) -> (counts, vocab, ptr, rows):
-# hack_scan's text features (docs/kernels.md, "Hack-scan text features").
-hack_text_features: Callable[..., tuple[Any, list[str], Any, Any]] = _pick("hack_text_features")
-# trace_masks(patterns, families, said, final_texts, ptr, codes, fams, bodies, paths) -> masks:
-# which trace flags fire on each row (docs/kernels.md, "Trace flags").
-trace_masks: Callable[..., Any] = _pick("trace_masks")
-# Resampling (docs/kernels.md, "Resampling"): flat float buffers in, array('d') out.
-bootstrap_means: Callable[[Any, int, int], Any] = _pick("bootstrap_means")
-bootstrap_mean_diff: Callable[[Any, Any, int, int], Any] = _pick("bootstrap_mean_diff")
-sign_flip_means: Callable[[Any, int, int], Any] = _pick("sign_flip_means")
-# Diversity selection (docs/kernels.md, "Diversity selection"): counts, dim, k, seed, noise,
-# already-selected indices -> picked indices in order.
-select_diverse: Callable[..., list[int]] = _pick("select_diverse")
+# The kernels. mypy reads their signatures from the stub, _native.pyi (which stubtest checks
+# against the native module, and whose pure twins take the same arguments); at run time each
+# name is the function `_pick` chose. Exact semantics: docs/kernels.md.
+if TYPE_CHECKING:
+    from whileai._native import (
+        DecontamLines,
+        NgramIndex,
+        bootstrap_mean_diff,
+        bootstrap_means,
+        bounded_ints,
+        embed,
+        embed_counts,
+        hack_text_features,
+        hash64,
+        select_diverse,
+        sign_flip_means,
+        splitmix64_stream,
+        tokenize,
+        trace_masks,
+        uniform_floats,
+        within_group_scan,
+        within_group_scan_columns,
+        within_group_scan_partials,
+    )
+
+    _P = ParamSpec("_P")
+    _R = TypeVar("_R")
+
+    def _twin(stub: Callable[_P, _R]) -> Callable[[Callable[_P, _R]], object]:
+        """Take the pure twin of ``stub``: mypy checks it takes the same arguments and returns."""
+        return lambda pure: pure
+
+    def _same_args(stub: Callable[_P, object]) -> Callable[[Callable[_P, object]], object]:
+        """Take the pure twin of ``stub``: mypy checks it takes the same arguments."""
+        return lambda pure: pure
+
+    def _pure_twins_fit_the_stub(
+        index: NgramIndex, pure_index: _pure.NgramIndex,
+        rules: DecontamLines, pure_rules: _pure.DecontamLines,
+    ) -> None:
+        """Never called: mypy checks every pure kernel against its signature in the stub."""
+        _twin(splitmix64_stream)(_pure.splitmix64_stream)
+        _twin(uniform_floats)(_pure.uniform_floats)
+        _twin(bounded_ints)(_pure.bounded_ints)
+        _twin(hash64)(_pure.hash64)
+        _twin(tokenize)(_pure.tokenize)
+        _twin(embed)(_pure.embed)
+        _twin(embed_counts)(_pure.embed_counts)
+        _twin(bootstrap_means)(_pure.bootstrap_means)
+        _twin(bootstrap_mean_diff)(_pure.bootstrap_mean_diff)
+        _twin(sign_flip_means)(_pure.sign_flip_means)
+        _twin(within_group_scan)(_pure.within_group_scan)
+        _twin(within_group_scan_columns)(_pure.within_group_scan_columns)
+        _twin(within_group_scan_partials)(_pure.within_group_scan_partials)
+        _twin(hack_text_features)(_pure.hack_text_features)
+        _twin(trace_masks)(_pure.trace_masks)
+        _twin(select_diverse)(_pure.select_diverse)
+        # The classes differ, so their constructors are checked for arguments only.
+        _same_args(NgramIndex)(_pure.NgramIndex)
+        _same_args(NgramIndex.from_bytes)(_pure.NgramIndex.from_bytes)
+        _twin(index.exact)(pure_index.exact)
+        _twin(index.scan)(pure_index.scan)
+        _twin(index.check)(pure_index.check)
+        _twin(index.to_bytes)(pure_index.to_bytes)
+        _twin(index.__setstate__)(pure_index.__setstate__)
+        _twin(index.__len__)(pure_index.__len__)
+        _same_args(DecontamLines)(_pure.DecontamLines)
+        _twin(rules.check)(pure_rules.check)
+
+else:
+    splitmix64_stream = _pick("splitmix64_stream")
+    uniform_floats = _pick("uniform_floats")
+    bounded_ints = _pick("bounded_ints")
+    hash64 = _pick("hash64")
+    tokenize = _pick("tokenize")
+    embed = _pick("embed")
+    embed_counts = _pick("embed_counts")
+    NgramIndex = _pick("NgramIndex")
+    # DecontamLines(...).check(block, examples): the rules over a block of JSONL lines; a line
+    # it leaves (status 3) is the caller's (the pure twin leaves all).
+    DecontamLines = _pick("DecontamLines")
+    # The scan (docs/kernels.md, "Scan"); the `_columns` form reads a column-major matrix in
+    # place (binary columns store rows only); the `_partials` form returns each block's sums,
+    # added in block order by clean/scan_blocks.py (how a cluster scans where the rows live).
+    within_group_scan = _pick("within_group_scan")
+    within_group_scan_columns = _pick("within_group_scan_columns")
+    within_group_scan_partials = _pick("within_group_scan_partials")
+    # hack_scan's text features and trace flags (docs/kernels.md, "Hack-scan text features",
+    # "Trace flags").
+    hack_text_features = _pick("hack_text_features")
+    trace_masks = _pick("trace_masks")
+    # Resampling (docs/kernels.md, "Resampling"): flat float buffers in, array('d') out.
+    bootstrap_means = _pick("bootstrap_means")
+    bootstrap_mean_diff = _pick("bootstrap_mean_diff")
+    sign_flip_means = _pick("sign_flip_means")
+    # Diversity selection (docs/kernels.md, "Diversity selection").
+    select_diverse = _pick("select_diverse")

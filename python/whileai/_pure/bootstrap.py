@@ -36,7 +36,7 @@ def _check_count(n_resamples: object, what: str) -> int:
     return n_resamples
 
 
-def _as_floats(values: Sequence[float], what: str) -> array:  # type: ignore[type-arg]
+def _as_floats(values: Sequence[float], what: str) -> array[float]:
     out = array("d", values)
     for i, v in enumerate(out):
         if not math.isfinite(v):
@@ -70,7 +70,7 @@ def _resample_sum(values: array, n: int, state: int) -> tuple[float, int]:  # ty
     return total, state
 
 
-def bootstrap_means(values: Sequence[float], n_resamples: int, seed: int) -> array:  # type: ignore[type-arg]
+def bootstrap_means(values: Sequence[float], n_resamples: int, seed: int) -> array[float]:
     """Return ``n_resamples`` bootstrap means of ``values`` (one stream per replicate).
 
     Replicate ``r`` uses ``Stream(seed, r)``: ``len(values)`` draws of ``below(len(values))``,
@@ -98,7 +98,7 @@ def bootstrap_means(values: Sequence[float], n_resamples: int, seed: int) -> arr
 
 def bootstrap_mean_diff(
     a: Sequence[float], b: Sequence[float], n_resamples: int, seed: int
-) -> array:  # type: ignore[type-arg]
+) -> array[float]:
     """Return ``n_resamples`` unpaired bootstrap values of ``mean(b*) - mean(a*)``.
 
     Replicate ``r`` uses one stream ``Stream(seed, r)``: first ``len(a)`` draws resample ``a``,
@@ -122,7 +122,7 @@ def bootstrap_mean_diff(
     return out
 
 
-def sign_flip_means(diffs: Sequence[float], n_perm: int, seed: int) -> array:  # type: ignore[type-arg]
+def sign_flip_means(diffs: Sequence[float], n_perm: int, seed: int) -> array[float]:
     """Return ``n_perm`` sign-flipped means of ``diffs`` (a paired permutation null).
 
     Permutation ``p`` uses ``Stream(seed, p)``: for each ``diffs[i]`` in order, one ``next()``;

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from whileai._pure.hash import hash64, pair64
 from whileai._pure.tokenize import check_texts, tokenize
@@ -28,7 +28,7 @@ def check_dim(dim: object) -> int:
     return dim
 
 
-def embed_counts(texts: Sequence[str], dim: int = 256) -> array[int]:
+def embed_counts(texts: Iterable[str], dim: int = 256) -> array[int]:
     """Return the integer bucket counts of every text, row-major (``len(texts) * dim``)."""
     items = check_texts(texts)
     dim = check_dim(dim)
@@ -48,7 +48,7 @@ def embed_counts(texts: Sequence[str], dim: int = 256) -> array[int]:
     return counts
 
 
-def embed(texts: Sequence[str], dim: int = 256) -> array[float]:
+def embed(texts: Iterable[str], dim: int = 256) -> array[float]:
     """Return the L2-normalised float64 embeddings of every text, row-major."""
     counts = embed_counts(texts, dim)  # checks texts, then dim (the order both backends keep)
     dim = check_dim(dim)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from whileai._pure.hash import hash64, pair64
 from whileai._pure.tokenize import check_texts, tokenize
@@ -73,7 +73,7 @@ class NgramIndex:
 
     __slots__ = ("_exact", "_n", "_postings", "_size")
 
-    def __init__(self, texts: Sequence[str] = (), n: int = 8) -> None:
+    def __init__(self, texts: Iterable[str] = (), n: int = 8) -> None:
         items = check_texts(texts)
         self._n = check_n(n)
         self._size = len(items)
@@ -108,7 +108,7 @@ class NgramIndex:
     def __repr__(self) -> str:
         return f"NgramIndex(size={self._size}, n={self._n}, grams={len(self._postings)})"
 
-    def exact(self, texts: Sequence[str]) -> array[int]:
+    def exact(self, texts: Iterable[str]) -> array[int]:
         """Return, per text, the lowest eval id with the same normalised text, else -1."""
         out = array("q")
         for text in check_texts(texts):
@@ -117,7 +117,7 @@ class NgramIndex:
         return out
 
     def scan(
-        self, texts: Sequence[str]
+        self, texts: Iterable[str]
     ) -> tuple[array[int], array[int], array[int], list[list[str]]]:
         """Return per text: best eval id (-1 if none), covered words, total words, a shared n-gram.
 
@@ -129,7 +129,7 @@ class NgramIndex:
         return best, covered, total, shared
 
     def check(
-        self, texts: Sequence[str]
+        self, texts: Iterable[str]
     ) -> tuple[array[int], array[int], array[int], array[int], list[list[str]]]:
         """Return :meth:`exact` and :meth:`scan` from one tokenisation of each text.
 
@@ -140,7 +140,7 @@ class NgramIndex:
         return self._check(texts, with_exact=True)
 
     def _check(
-        self, texts: Sequence[str], *, with_exact: bool
+        self, texts: Iterable[str], *, with_exact: bool
     ) -> tuple[array[int], array[int], array[int], array[int], list[list[str]]]:
         n = self._n
         postings = self._postings
@@ -198,7 +198,7 @@ class NgramIndex:
         return header + b"".join(p.tobytes() for p in parts)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> NgramIndex:
+    def from_bytes(cls, data: bytes | bytearray | memoryview) -> NgramIndex:
         """Rebuild an index from :meth:`to_bytes` output."""
         index = cls.__new__(cls)
         index.__setstate__(data)
@@ -207,7 +207,7 @@ class NgramIndex:
     def __getstate__(self) -> bytes:
         return self.to_bytes()
 
-    def __setstate__(self, data: bytes) -> None:
+    def __setstate__(self, data: bytes | bytearray | memoryview) -> None:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"index state must be bytes, got {type(data).__name__}")
         data = bytes(data)

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
+
+from whileai._pure.tokenize import check_texts
 
 __all__ = ["PATTERNS", "trace_masks"]
 
@@ -83,18 +85,22 @@ def _unsupported(res: list[re.Pattern[str]], families: Sequence[str], reply: str
 
 
 def trace_masks(
-    patterns: Sequence[str], families: Sequence[str], said: Sequence[str],
-    final_texts: Sequence[str], ptr: Sequence[int], codes: Sequence[int], fams: Sequence[int],
-    bodies: Sequence[str], paths: Sequence[str],
+    patterns: Iterable[str], families: Iterable[str], said: Iterable[str],
+    final_texts: Iterable[str], ptr: Sequence[int], codes: Sequence[int], fams: Sequence[int],
+    bodies: Iterable[str], paths: Iterable[str],
 ) -> array[int]:
     """Return ``array('q')`` of each row's flag mask (see the module docstring).
 
     Raises:
+        TypeError: a text argument that is not an iterable of str.
         ValueError: a wrong number of patterns, or inputs whose lengths disagree.
     """
+    patterns, families = check_texts(patterns), check_texts(families)
     if len(patterns) != len(PATTERNS):
         raise ValueError(f"patterns must hold {len(PATTERNS)} patterns ({', '.join(PATTERNS)}), "
                          f"got {len(patterns)}")
+    said, final_texts = check_texts(said), check_texts(final_texts)
+    bodies, paths = check_texts(bodies), check_texts(paths)
     n, steps = len(said), len(codes)
     ok = (len(final_texts) == n and len(ptr) == n + 1 and len(fams) == steps
           and len(bodies) == steps and len(paths) == steps and ptr[0] == 0 and ptr[-1] == steps

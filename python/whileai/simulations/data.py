@@ -39,7 +39,11 @@ class ExportRows(list[dict[str, Any]]):
 
 
 class SimulationData:
-    """The result of ``simulate``: rows, the run's report, and why it stopped."""
+    """The result of ``simulate``: rows, the run's report, and why it stopped.
+
+    ``stopped_because`` is a :data:`~whileai.simulations.run.stop.StopReason`; a sharded run
+    (``whileai.scale``) joins its shards' different reasons with commas, or says ``no_tasks``.
+    """
 
     def __init__(
         self,

@@ -249,7 +249,8 @@ def simulate(
             ``concurrency``, ``stop_grace``, ``embedder``, ``seed``, ``avg_turns``, ``probe``.
 
     Returns:
-        The run: ``trajectories`` (the rows), ``search`` (its report), ``stopped_because``.
+        The run: ``trajectories`` (the rows), ``search`` (its report), ``stopped_because``
+        (a :data:`~whileai.simulations.run.stop.StopReason`).
 
     Raises:
         TypeError: an unknown keyword or ``advanced`` key (the message lists the valid ones).

@@ -257,7 +257,7 @@ def run_scan(
     ``conjoin`` (column ids) and ``top`` make every permutation repeat :func:`conjunctions`
     on its shuffled reward, so the floor pays for the search as the observed ranking did.
     """
-    return _backend.within_group_scan_columns(  # type: ignore[no-any-return]
+    return _backend.within_group_scan_columns(
         m.col_ptr, m.col_rows, m.val_ptr, m.col_values, m.groups, m.reward, n_perm, seed,
         conjoin, top,
     )

@@ -27,7 +27,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from whileai._gc import paused_gc
 from whileai.simulations.clean.hack_columns import Column, feature_columns
@@ -42,7 +42,15 @@ from whileai.simulations.clean.hack_matrix import (
 from whileai.simulations.progress import Progress
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
-__all__ = ["TIE", "Scanned", "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]
+__all__ = ["TIE", "Cause", "Regime", "Scanned", "floor_tau", "hack_scan", "scan_report", "tier",
+           "usable_rows"]
+
+Regime = Literal["train", "reward_hack", "pool_exhausted", "no_signal", "degenerate", "unknown"]
+"""A scan's verdict, ``report["regime"]`` (docs/cleaning.md)."""
+Cause = Literal[
+    "min_obs", "no_repeats", "no_mixed_asks", "below_floor", "distinct_per_ask", "no_endorsed"
+]
+"""Why a scan could say no more, ``report["cause"]`` (None for the other verdicts)."""
 
 TIE = 0.999  # |rho| at or above this counts as a perfect explanation
 _SOLVED_SHARE = 0.5
@@ -199,9 +207,10 @@ def hack_scan(
             the permutations and the conjunctions) and a summary; False silences it.
 
     Returns:
-        A JSON-able report: ``regime``, ``top_feature``, ``tau``, ``features`` (ranked),
-        ``collinear``, ``cause``, ``integrity``, ``rivals``, ``inverted``, ``support``,
-        ``warnings``. Print it with ``format_hack_scan``.
+        A JSON-able report: ``regime`` (a :data:`Regime`), ``top_feature``, ``tau``,
+        ``features`` (ranked), ``collinear``, ``cause`` (a :data:`Cause` or None),
+        ``integrity``, ``rivals``, ``inverted``, ``support``, ``warnings``. Print it with
+        ``format_hack_scan``.
     """
     _check_alpha(alpha)
     used, groups, rewards, _keys, skipped = usable_rows(as_rows(rows), reward)
@@ -339,20 +348,19 @@ def scan_report(
     ranked: list[dict[str, Any]] = report.pop("_ranked", [])
     multi = support["asks"] - support["single_asks"]
     if n_used < min_obs:
-        report["cause"] = "min_obs"
+        _verdict(report, "unknown", "min_obs")
         warnings.append(f"only {n_used} usable rows (min_obs={min_obs}): regime unknown")
     elif multi == 0:
-        report["cause"] = "no_repeats"
+        _verdict(report, "unknown", "no_repeats")
         warnings.append("no ask has two or more rollouts: a within-ask scan needs repeats (k >= 2)")
     elif support["solved_asks"] / multi >= _SOLVED_SHARE:
-        report["regime"] = "pool_exhausted"
+        _verdict(report, "pool_exhausted")
         warnings.append(
             f"{support['solved_asks']} of {multi} asks are already solved (every rollout passes): "
             "retire them or add harder asks before training"
         )
     elif not support["mixed_asks"]:
-        report["regime"] = "no_signal"
-        report["cause"] = "no_mixed_asks"
+        _verdict(report, "no_signal", "no_mixed_asks")
     else:
         _classify(report, ranked, bool(ends))
     return report
@@ -429,6 +437,10 @@ def _rank(report: dict[str, Any], scanned: Scanned, is_endorsed: Callable[[str],
     report["features"] = report["_ranked"][:_SHOWN]
 
 
+def _verdict(report: dict[str, Any], regime: Regime, cause: Cause | None = None) -> None:
+    report["regime"], report["cause"] = regime, cause
+
+
 def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bool) -> None:
     warnings: list[str] = report["warnings"]
     above = [f for f in ranked if f["above_floor"]]
@@ -438,15 +450,13 @@ def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bo
         report["integrity"] = round(sum(abs(f["rho"]) for f in endorsed_above) / total, 4)
     report["inverted"] = [f["name"] for f in endorsed_above if f["rho"] < 0]
     if not above:
-        report["regime"] = "no_signal"
-        report["cause"] = "below_floor"
+        _verdict(report, "no_signal", "below_floor")
         return
     tied = [f["name"] for f in above if abs(f["rho"]) >= TIE]
     distinct = report["support"]["distinct_per_ask"]
     if len(tied) >= 2 and distinct is not None and distinct <= 2:
-        report["regime"] = "degenerate"
+        _verdict(report, "degenerate", "distinct_per_ask")
         report["collinear"] = tied
-        report["cause"] = "distinct_per_ask"
         warnings.append(
             f"{len(tied)} features tie at |rho| ~ 1 with a median of {distinct} distinct "
             "trajectories per ask: each is an exact function of the label, so no winner can "
@@ -457,11 +467,11 @@ def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bo
     report["top_feature"] = top["name"]
     report["top_rho"] = top["rho"]
     if not has_ends:
-        report["cause"] = "no_endorsed"
+        _verdict(report, "unknown", "no_endorsed")
         warnings.append("no endorsed= given: the scan ranks and floors but cannot judge")
         return
     if top["endorsed"] and top["rho"] > 0:
-        report["regime"] = "train"
+        _verdict(report, "train")
         bar = _RIVAL_SHARE * abs(top["rho"])
         report["rivals"] = [f["name"] for f in above if not f["endorsed"] and abs(f["rho"]) >= bar]
         if report["rivals"]:
@@ -470,7 +480,7 @@ def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bo
                 f"{top['name']} (|rho| >= {bar:.2f}); the policy may learn those too"
             )
         return
-    report["regime"] = "reward_hack"
+    _verdict(report, "reward_hack")
     if top["endorsed"]:
         warnings.append(f"the reward punishes endorsed {top['name']} (rho {top['rho']:+.2f})")
     else:

@@ -115,10 +115,10 @@ def novelty(
     if not tested:
         return 1.0
     items: list[str | Sequence[float]] = [vec, *tested]
-    at = [i for i, item in enumerate(items) if isinstance(item, str)]
-    if at:
-        counts = _backend.embed_counts([items[i] for i in at], dim)
-        for k, i in enumerate(at):
+    texts = {i: item for i, item in enumerate(items) if isinstance(item, str)}
+    if texts:
+        counts = _backend.embed_counts(texts.values(), dim)
+        for k, i in enumerate(texts):
             items[i] = counts[k * dim : (k + 1) * dim]
     base = items[0]
     best = max(_cosine(base, item) for item in items[1:])  # type: ignore[arg-type]

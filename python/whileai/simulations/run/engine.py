@@ -34,6 +34,7 @@ from whileai.simulations.run.config import RunConfig
 from whileai.simulations.run.output import RunOutput
 from whileai.simulations.run.record import build_row
 from whileai.simulations.run.source import SituationSource
+from whileai.simulations.run.stop import StopReason, quota_stop
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
 
@@ -67,7 +68,7 @@ class RunResult:
 
     trajectories: list[dict[str, Any]]
     search: dict[str, Any]
-    stopped_because: str
+    stopped_because: StopReason
     repeats: int
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -152,7 +153,7 @@ def run(inputs: RunInputs) -> RunResult:
     pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
     inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]], tuple[int, Job]] = {}
     lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
-    stop: str | None = None
+    stop: StopReason | None = None
     start = time.monotonic()
     if cfg.time_budget:  # a writer wave still running after the clock and stop_grace is dropped
         source.deadline = start + cfg.time_budget + cfg.stop_grace
@@ -255,7 +256,7 @@ def run(inputs: RunInputs) -> RunResult:
         try:
             _loop()
         except QuotaError as exc:
-            stop = str(getattr(exc, "stopped_because", "") or "agent_quota_exceeded")
+            stop = quota_stop(exc)
             halted = f"{type(exc).__name__}: {exc}"
             _stop_models(inputs)
         except AuthError:

@@ -32,6 +32,7 @@ from whileai.simulations.generate.drafts import make_draft, with_candidate
 from whileai.simulations.generate.grid import Cell, Grid
 from whileai.simulations.generate.situation import Draft, Situation, Writer
 from whileai.simulations.run.config import RunConfig
+from whileai.simulations.run.stop import StopReason
 from whileai.simulations.spec import AgentSpec
 
 __all__ = ["Drawn", "SituationSource"]
@@ -89,7 +90,7 @@ class SituationSource:
         self.seen: set[int] = set()
         self.anchors: deque[Sequence[int]] = deque(maxlen=ANCHORS)
         self.visits: dict[str, int] = {}
-        self.exhausted: str | None = None
+        self.exhausted: StopReason | None = None
         self.reject = reject
         self.stats = {"candidates": 0, "coverage_fills": 0, "duplicates_skipped": 0,
                       "empty_asks": 0}
