@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai.simulations.clean.grounding import (
     grounding_report,
     mark_grounding,
@@ -24,11 +25,6 @@ from whileai.simulations.clean.trace_flags import (
     trace_flags,
     trace_markers,
 )
-
-TOOLS = [{"type": "function", "function": {
-    "name": "get_order", "description": "Look up an order by id.",
-    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                   "required": ["order_id"]}}}]
 
 
 @pytest.fixture(scope="module")

@@ -18,18 +18,10 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import GET_ORDER, order_tool
 from whileai.errors import SpecError
 
-TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_order", "description": "Look up an order by id.",
-        "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                       "required": ["order_id"]}}},
-    {"type": "function", "function": {
-        "name": "refund_order", "description": "Refund an order.",
-        "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                       "required": ["order_id"]}}},
-]
+TOOLS = [GET_ORDER, order_tool("refund_order", "Refund an order.")]
 POLICY = "Help customers with their orders."
 
 

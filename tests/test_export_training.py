@@ -7,11 +7,7 @@ import json
 import pytest
 
 import whileai.simulations as zps
-
-TOOLS = [{"type": "function", "function": {
-    "name": "get_order", "description": "Look up an order by id.",
-    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                   "required": ["order_id"]}}}]
+from _tools import TOOLS
 
 TWO_TURNS = {
     "scenario_id": "sc-0000000001", "prompt": "Where is 4412?",

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import GET_ORDER
 
 pytest.importorskip("datasets")
 pytest.importorskip("tokenizers")
@@ -21,10 +22,7 @@ pytest.importorskip("transformers")
 data_utils = pytest.importorskip("trl.data_utils")
 
 TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_order", "description": "Look up an order by id.",
-        "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                       "required": ["order_id"]}}},
+    GET_ORDER,
     {"type": "function", "function": {
         "name": "search_orders", "description": "Search orders.",
         "parameters": {"type": "object", "properties": {"query": {"type": "string"},

@@ -37,14 +37,6 @@ def _reference_flips(diffs: list[float], n_perm: int, seed: int) -> list[float]:
     return out
 
 
-@pytest.fixture
-def backend(backend: ModuleType) -> ModuleType:
-    """The shared backend fixture, skipping the native case until the kernel is ported."""
-    if not hasattr(backend, "bootstrap_means"):
-        pytest.skip("the resample kernel is not ported to the native module yet")
-    return backend
-
-
 VALUES = [0.1, 0.7, 1.0, 0.0, 0.35, 0.5, 0.9]
 
 
@@ -130,8 +122,6 @@ def test_native_equals_pure(
     seed: int,
 ) -> None:
     native, pure = both_backends
-    if not hasattr(native, "bootstrap_means"):
-        pytest.skip("the resample kernel is not ported to the native module yet")
     for name, args in (
         ("bootstrap_means", (values, n, seed)),
         ("sign_flip_means", (values, n, seed)),

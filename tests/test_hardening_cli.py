@@ -13,14 +13,10 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai._version import __version__
 from whileai.cli import build_parser, main
 from whileai.commands.manners import run_command
-
-TOOLS = [{"type": "function", "function": {
-    "name": "get_order", "description": "Look up an order by id.",
-    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                   "required": ["order_id"]}}}]
 
 
 def _parsers(parser: argparse.ArgumentParser, name: str = "whileai"

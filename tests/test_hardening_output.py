@@ -11,15 +11,12 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from chat_server import Answer, completion, serve
 from whileai.cli import main
 from whileai.errors import ConfigError, QuotaError
 from whileai.simulations.io import JsonlAppender
 
-TOOLS = [{"type": "function", "function": {
-    "name": "get_order", "description": "Look up an order by id.",
-    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                   "required": ["order_id"]}}}]
 POLICY = "Help customers with their orders."
 QUIET = {"simulator": False, "progress": False}
 OTHER = {"scenario_id": "sc-from-another-process", "rollout_index": 0, "prompt": "hi",

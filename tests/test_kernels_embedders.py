@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import importlib
 import math
 from array import array
@@ -19,22 +18,6 @@ from whileai.simulations.models.embedders import (
     cosine_from_counts,
     resolve_embedder,
 )
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "whileai.simulations.models.embedders",
-        "whileai._pure.rng",
-        "whileai._pure.hash",
-        "whileai._pure.tokenize",
-        "whileai._pure.embed",
-    ],
-)
-def test_doctests(module: str) -> None:
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0
-    assert result.attempted > 0
 
 
 def test_hash_embedder_name_records_version_and_dim() -> None:

@@ -11,14 +11,9 @@ import pytest
 
 import whileai
 import whileai.simulations as zps
+from _tools import TOOLS
 from chat_server import Answer, completion, serve
 
-TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_order", "description": "Look up an order by id.",
-        "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                       "required": ["order_id"]}}},
-]
 POLICY = "Help customers with their orders. Never invent an order status."
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from chat_server import Answer, completion, serve
 from whileai.errors import AgentFailedWarning, AuthError, BackendError
 from whileai.secrets import configured_secrets, mask_secrets, mask_value
@@ -21,12 +22,6 @@ from whileai.simulations.rows import export_row
 FAST = RetryPolicy(max_retries=3, backoff=0.001, max_backoff=0.01, timeout=5.0)
 KEY = "sk-test-4f9c2a7e1b8d3f6a0c5e9b2d"  # what the tests configure and the servers echo
 PLAIN_KEY = "plain-local-token-77421"  # a configured key with no recognisable shape
-TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_order", "description": "Look up an order by id.",
-        "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                       "required": ["order_id"]}}},
-]
 POLICY = "Help customers with their orders."
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from chat_server import Answer, completion, serve
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.clean.claims import claimed_actions, unsupported_claims
@@ -18,10 +19,6 @@ from whileai.simulations.clean.trace_flags import trace_flags
 from whileai.simulations.generate.writer import TemplateWriter
 from whileai.simulations.models.embedders import HASH_VERSION
 
-TOOLS = [{"type": "function", "function": {
-    "name": "get_order", "description": "Look up an order by id.",
-    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                   "required": ["order_id"]}}}]
 POLICY = "Help customers with their orders."
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 from pathlib import Path
 
@@ -170,28 +168,6 @@ def test_load_is_idempotent_on_its_own_output() -> None:
     assert [(r["prompt"], r["steps"], r["final_text"]) for r in twice] == [
         (r["prompt"], r["steps"], r["final_text"]) for r in once
     ]
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "whileai.simulations.ingest.steps",
-        "whileai.simulations.ingest.traces",
-        "whileai.simulations.ingest.mining",
-        "whileai.simulations.ingest.harness",
-        "whileai.simulations.ingest.dimensions",
-        "whileai.simulations.ingest.report",
-        "whileai.simulations.ingest.otlp",
-        "whileai.simulations.ingest.messages",
-        "whileai.simulations.ingest.otel",
-        "whileai.simulations.ingest.from_traces",
-        "whileai.commands.traces",
-    ],
-)
-def test_doctests(module: str) -> None:
-    result = doctest.testmod(importlib.import_module(module))
-    assert result.failed == 0
-    assert result.attempted > 0
 
 
 def test_nested_inputs_and_outputs_from_other_stacks() -> None:
