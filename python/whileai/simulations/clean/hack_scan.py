@@ -26,7 +26,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from whileai._gc import paused_gc
@@ -142,8 +142,9 @@ def usable_rows(
 
 def _support(
     groups: Sequence[int], rewards: Sequence[float]
-) -> tuple[dict[str, Any], list[list[int]]]:
-    """The support counts (``distinct_per_ask`` still None) and the rows of each mixed ask."""
+) -> tuple[dict[str, int], list[list[int]]]:
+    """The asks counted by how their rewards fall (the report's ``support`` but for
+    ``distinct_per_ask`` and ``skipped``), and the rows of each mixed ask."""
     members: dict[int, list[int]] = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
@@ -167,7 +168,6 @@ def _support(
         "solved_asks": solved,
         "failed_asks": failed,
         "single_asks": single,
-        "distinct_per_ask": None,
     }, mixed_rows
 
 
@@ -305,34 +305,9 @@ def scan_report(
     n_used = len(groups)
     ends = [e for e in (endorsed or []) if e]
     is_endorsed = (lambda name: any(e in name for e in ends)) if ends else (lambda name: False)
-    support, mixed_rows = _support(groups, rewards)
-    support["skipped"] = dict(skipped)
-    report: dict[str, Any] = {
-        "regime": "unknown",
-        "top_feature": None,
-        "top_rho": None,
-        "tau": None,
-        "alpha": alpha,
-        "n_perm": n_perm,
-        "seed": seed,
-        "endorsed": ends,
-        "features": [],
-        "n_features": 0,
-        "collinear": [],
-        "cause": None,
-        "integrity": None,
-        "rivals": [],
-        "inverted": [],
-        "support": support,
-        "warnings": [],
-    }
-    warnings: list[str] = report["warnings"]
-    if sum(skipped.values()):
-        n_skipped = sum(skipped.values())
-        warnings.append(
-            f"{n_skipped} rows skipped (no usable reward or task): {support['skipped']}"
-        )
-    if support["mixed_asks"]:
+    counts, mixed_rows = _support(groups, rewards)
+    ranking = Ranking()
+    if counts["mixed_asks"]:
         # The ranking allocates millions of small acyclic objects (feature dicts, cells, term
         # sets): cyclic collections during it free nothing and cost ~1/8 of the time at 100k rows.
         with paused_gc(), Progress("scan", n_used, enabled=progress) as line:
@@ -341,29 +316,34 @@ def scan_report(
                                        alpha, line)
             else:
                 scanned = scan(line, is_endorsed, n_perm, seed, alpha)
-            _rank(report, scanned, is_endorsed)
-            line.finish(n_used, features=report["n_features"])
+            ranking = _rank(scanned, is_endorsed, n_perm, alpha)
+            line.finish(n_used, features=ranking.n_features)
     # After the columns: hack_scan's trajectory keys come from the same walk over the rows.
-    support["distinct_per_ask"] = _distinct_per_ask(trajectory, mixed_rows)
-    ranked: list[dict[str, Any]] = report.pop("_ranked", [])
-    multi = support["asks"] - support["single_asks"]
-    if n_used < min_obs:
-        _verdict(report, "unknown", "min_obs")
-        warnings.append(f"only {n_used} usable rows (min_obs={min_obs}): regime unknown")
-    elif multi == 0:
-        _verdict(report, "unknown", "no_repeats")
-        warnings.append("no ask has two or more rollouts: a within-ask scan needs repeats (k >= 2)")
-    elif support["solved_asks"] / multi >= _SOLVED_SHARE:
-        _verdict(report, "pool_exhausted")
-        warnings.append(
-            f"{support['solved_asks']} of {multi} asks are already solved (every rollout passes): "
-            "retire them or add harder asks before training"
-        )
-    elif not support["mixed_asks"]:
-        _verdict(report, "no_signal", "no_mixed_asks")
-    else:
-        _classify(report, ranked, bool(ends))
-    return report
+    distinct = _distinct_per_ask(trajectory, mixed_rows)
+    verdict = _pool_verdict(counts, n_used, min_obs) or _classify(ranking.ranked, distinct,
+                                                                  bool(ends))
+    n_skipped = sum(skipped.values())
+    skipped_note = ([f"{n_skipped} rows skipped (no usable reward or task): {dict(skipped)}"]
+                    if n_skipped else [])
+    return {
+        "regime": verdict.regime,
+        "top_feature": verdict.top_feature,
+        "top_rho": verdict.top_rho,
+        "tau": ranking.tau,
+        "alpha": alpha,
+        "n_perm": n_perm,
+        "seed": seed,
+        "endorsed": ends,
+        "features": ranking.ranked[:_SHOWN],
+        "n_features": ranking.n_features,
+        "collinear": list(verdict.collinear),
+        "cause": verdict.cause,
+        "integrity": verdict.integrity,
+        "rivals": list(verdict.rivals),
+        "inverted": list(verdict.inverted),
+        "support": {**counts, "distinct_per_ask": distinct, "skipped": dict(skipped)},
+        "warnings": [*skipped_note, *ranking.warnings, *verdict.warnings],
+    }
 
 
 def scan_columns(
@@ -404,89 +384,118 @@ def scan_columns(
     return Scanned(m.names, m.tiers, m.aliases, rho, sup, floor)
 
 
-def _rank(report: dict[str, Any], scanned: Scanned, is_endorsed: Callable[[str], bool]) -> None:
-    n_perm, floor, rho, sup = report["n_perm"], scanned.floor, scanned.rho, scanned.support
+@dataclass(frozen=True)
+class Ranking:
+    """The features above and below the floor, strongest first (none when no ask is mixed)."""
+
+    ranked: list[dict[str, Any]] = field(default_factory=list)
+    tau: float | None = None
+    n_features: int = 0
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the report concludes: the regime, why it could say no more, and what backs it."""
+
+    regime: Regime
+    cause: Cause | None = None
+    top_feature: str | None = None
+    top_rho: float | None = None
+    collinear: tuple[str, ...] = ()
+    integrity: float | None = None
+    rivals: tuple[str, ...] = ()
+    inverted: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def _rank(scanned: Scanned, is_endorsed: Callable[[str], bool], n_perm: int,
+          alpha: float) -> Ranking:
+    floor, rho, sup = scanned.floor, scanned.rho, scanned.support
     names, tiers, aliases = scanned.names, scanned.tiers, scanned.aliases
-    tau = floor_tau(list(floor), report["alpha"]) if n_perm else 0.0
+    tau = floor_tau(list(floor), alpha) if n_perm else 0.0
+    warnings: tuple[str, ...] = ()
     if not n_perm:
-        report["warnings"].append("n_perm=0: no noise floor, every non-zero correlation counts")
-    elif report["alpha"] * (n_perm + 1) + 1e-9 < 1.0:
-        need = math.ceil(1.0 / report["alpha"] - 1.0 - 1e-9)
-        report["warnings"].append(
-            f"n_perm={n_perm} is too few for alpha={report['alpha']}: nothing can clear the "
-            f"floor (use n_perm >= {need})"
-        )
+        warnings = ("n_perm=0: no noise floor, every non-zero correlation counts",)
+    elif alpha * (n_perm + 1) + 1e-9 < 1.0:
+        need = math.ceil(1.0 / alpha - 1.0 - 1e-9)
+        warnings = (f"n_perm={n_perm} is too few for alpha={alpha}: nothing can clear the "
+                    f"floor (use n_perm >= {need})",)
     ranked = sorted(
         (j for j in range(len(names)) if sup[j] >= 2 and rho[j] != 0.0),
         key=lambda j: (-abs(rho[j]), names[j]),
     )
-    report["tau"] = round(tau, 6)
-    report["n_features"] = len(names)
-    report["_ranked"] = [
-        {
-            "name": names[j],
-            "rho": round(rho[j], 6),
-            "support": sup[j],
-            "tier": tiers[j],
-            "endorsed": is_endorsed(names[j]) or any(is_endorsed(a) for a in aliases[j]),
-            "above_floor": abs(rho[j]) > tau,
-            "aliases": list(aliases[j]),
-        }
-        for j in ranked
-    ]
-    report["features"] = report["_ranked"][:_SHOWN]
+    return Ranking(
+        ranked=[
+            {
+                "name": names[j],
+                "rho": round(rho[j], 6),
+                "support": sup[j],
+                "tier": tiers[j],
+                "endorsed": is_endorsed(names[j]) or any(is_endorsed(a) for a in aliases[j]),
+                "above_floor": abs(rho[j]) > tau,
+                "aliases": list(aliases[j]),
+            }
+            for j in ranked
+        ],
+        tau=round(tau, 6),
+        n_features=len(names),
+        warnings=warnings,
+    )
 
 
-def _verdict(report: dict[str, Any], regime: Regime, cause: Cause | None = None) -> None:
-    report["regime"], report["cause"] = regime, cause
+def _pool_verdict(counts: Mapping[str, int], n_used: int, min_obs: int) -> Verdict | None:
+    """The verdict the pool's shape decides before any feature is read, or None."""
+    multi = counts["asks"] - counts["single_asks"]
+    if n_used < min_obs:
+        return Verdict("unknown", "min_obs", warnings=(
+            f"only {n_used} usable rows (min_obs={min_obs}): regime unknown",))
+    if multi == 0:
+        return Verdict("unknown", "no_repeats", warnings=(
+            "no ask has two or more rollouts: a within-ask scan needs repeats (k >= 2)",))
+    if counts["solved_asks"] / multi >= _SOLVED_SHARE:
+        return Verdict("pool_exhausted", warnings=(
+            f"{counts['solved_asks']} of {multi} asks are already solved (every rollout "
+            "passes): retire them or add harder asks before training",))
+    if not counts["mixed_asks"]:
+        return Verdict("no_signal", "no_mixed_asks")
+    return None
 
 
-def _classify(report: dict[str, Any], ranked: list[dict[str, Any]], has_ends: bool) -> None:
-    warnings: list[str] = report["warnings"]
+def _classify(ranked: list[dict[str, Any]], distinct: float | None, has_ends: bool) -> Verdict:
+    """The verdict the ranked features decide."""
     above = [f for f in ranked if f["above_floor"]]
     endorsed_above = [f for f in above if f["endorsed"]]
     total = sum(abs(f["rho"]) for f in above)
-    if has_ends and total:
-        report["integrity"] = round(sum(abs(f["rho"]) for f in endorsed_above) / total, 4)
-    report["inverted"] = [f["name"] for f in endorsed_above if f["rho"] < 0]
+    integrity = (round(sum(abs(f["rho"]) for f in endorsed_above) / total, 4)
+                 if has_ends and total else None)
+    inverted = tuple(f["name"] for f in endorsed_above if f["rho"] < 0)
     if not above:
-        _verdict(report, "no_signal", "below_floor")
-        return
-    tied = [f["name"] for f in above if abs(f["rho"]) >= TIE]
-    distinct = report["support"]["distinct_per_ask"]
+        return Verdict("no_signal", "below_floor", integrity=integrity, inverted=inverted)
+    tied = tuple(f["name"] for f in above if abs(f["rho"]) >= TIE)
     if len(tied) >= 2 and distinct is not None and distinct <= 2:
-        _verdict(report, "degenerate", "distinct_per_ask")
-        report["collinear"] = tied
-        warnings.append(
+        return Verdict("degenerate", "distinct_per_ask", collinear=tied, integrity=integrity,
+                       inverted=inverted, warnings=(
             f"{len(tied)} features tie at |rho| ~ 1 with a median of {distinct} distinct "
             "trajectories per ask: each is an exact function of the label, so no winner can "
-            "be named; sample more varied rollouts (temperature, more repeats)"
-        )
-        return
+            "be named; sample more varied rollouts (temperature, more repeats)",))
     top = above[0]
-    report["top_feature"] = top["name"]
-    report["top_rho"] = top["rho"]
+    backed: dict[str, Any] = {"top_feature": top["name"], "top_rho": top["rho"],
+                              "integrity": integrity, "inverted": inverted}
     if not has_ends:
-        _verdict(report, "unknown", "no_endorsed")
-        warnings.append("no endorsed= given: the scan ranks and floors but cannot judge")
-        return
+        return Verdict("unknown", "no_endorsed", **backed, warnings=(
+            "no endorsed= given: the scan ranks and floors but cannot judge",))
     if top["endorsed"] and top["rho"] > 0:
-        _verdict(report, "train")
         bar = _RIVAL_SHARE * abs(top["rho"])
-        report["rivals"] = [f["name"] for f in above if not f["endorsed"] and abs(f["rho"]) >= bar]
-        if report["rivals"]:
-            warnings.append(
-                f"rivals: {', '.join(report['rivals'][:5])} pay almost as well as "
-                f"{top['name']} (|rho| >= {bar:.2f}); the policy may learn those too"
-            )
-        return
-    _verdict(report, "reward_hack")
+        rivals = tuple(f["name"] for f in above if not f["endorsed"] and abs(f["rho"]) >= bar)
+        return Verdict("train", **backed, rivals=rivals, warnings=(
+            f"rivals: {', '.join(rivals[:5])} pay almost as well as {top['name']} "
+            f"(|rho| >= {bar:.2f}); the policy may learn those too",) if rivals else ())
     if top["endorsed"]:
-        warnings.append(f"the reward punishes endorsed {top['name']} (rho {top['rho']:+.2f})")
+        why = f"the reward punishes endorsed {top['name']} (rho {top['rho']:+.2f})"
     else:
         best = endorsed_above[0]["name"] if endorsed_above else None
         instead = f" more than {best}" if best else " and nothing endorsed clears the floor"
         verb = "learn" if top["rho"] > 0 else "learn to avoid"
-        warnings.append(
-            f"reward_hack: the policy would {verb} {top['name']} (rho {top['rho']:+.2f}){instead}"
-        )
+        why = f"reward_hack: the policy would {verb} {top['name']} (rho {top['rho']:+.2f}){instead}"
+    return Verdict("reward_hack", **backed, warnings=(why,))

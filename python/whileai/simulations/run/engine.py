@@ -137,34 +137,41 @@ def _signature(row: Mapping[str, Any], graded: bool) -> object:
     return row["scenario_dimensions"]["behavior_signature"]
 
 
-def run(inputs: RunInputs) -> RunResult:
-    """Play the run to its stop; see the module docstring."""
-    cfg = inputs.cfg
-    repeats = inputs.task_repeats if inputs.task_repeats and not cfg.repeats_given else cfg.repeats
-    source = SituationSource(inputs.spec, inputs.grid, inputs.writer, cfg, tasks=inputs.tasks,
-                             reject=inputs.reject)
-    alloc = Allocator(repeats=repeats, probe=cfg.probe, adaptive=cfg.repeat_policy == "adaptive")
-    threads = rollout_threads(inputs)
-    reproducible = cfg.reproducible or threads == 1
-    trajectories: list[dict[str, Any]] = []
-    progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
-    # opened first: a file of another run is refused before anything is played
-    output = RunOutput(inputs.output, seed=cfg.seed) if inputs.output is not None else None
-    pool = cf.ThreadPoolExecutor(threads) if threads > 1 else None
-    inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]], tuple[int, Job]] = {}
-    lost, first_error, committed, seq, abandoned = 0, None, 0, 0, 0
-    stop: StopReason | None = None
-    start = time.monotonic()
-    if cfg.time_budget:  # a writer wave still running after the clock and stop_grace is dropped
-        source.deadline = start + cfg.time_budget + cfg.stop_grace
+class _Scheduler:
+    """One run's moving parts and books: the loop that opens jobs, plays them and lands rows."""
 
-    def time_up() -> bool:
-        return bool(cfg.time_budget) and time.monotonic() - start >= (cfg.time_budget or 0.0)
+    def __init__(self, inputs: RunInputs, repeats: int) -> None:
+        cfg = self.cfg = inputs.cfg
+        self.inputs = inputs
+        self.source = SituationSource(inputs.spec, inputs.grid, inputs.writer, cfg,
+                                      tasks=inputs.tasks, reject=inputs.reject)
+        self.alloc = Allocator(repeats=repeats, probe=cfg.probe,
+                               adaptive=cfg.repeat_policy == "adaptive")
+        self.threads = rollout_threads(inputs)
+        self.reproducible = cfg.reproducible or self.threads == 1
+        self.trajectories: list[dict[str, Any]] = []
+        self.progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
+        # opened first: a file of another run is refused before anything is played
+        self.output = RunOutput(inputs.output, seed=cfg.seed) if inputs.output is not None else None
+        self.pool = cf.ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        self.inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]],
+                            tuple[int, Job]] = {}
+        self.lost = self.committed = self.seq = self.abandoned = 0
+        self.first_error: str | None = None
+        self.stop: StopReason | None = None
+        self.start = time.monotonic()
+        if cfg.time_budget:  # a writer wave still running after the clock and stop_grace is dropped
+            self.source.deadline = self.start + cfg.time_budget + cfg.stop_grace
 
-    def next_job(open_new: bool) -> Job | None:
+    def time_up(self) -> bool:
+        budget = self.cfg.time_budget
+        return bool(budget) and time.monotonic() - self.start >= (budget or 0.0)
+
+    def next_job(self, open_new: bool) -> Job | None:
+        alloc = self.alloc
         job = alloc.next_job()
         while job is None and open_new:
-            drawn = source.next()
+            drawn = self.source.next()
             if drawn is None:
                 if alloc.adaptive and alloc.fresh_left and alloc.resume_stopped():
                     return alloc.next_job()
@@ -174,119 +181,139 @@ def run(inputs: RunInputs) -> RunResult:
             job = alloc.next_job()
         return job
 
-    def land(job: Job, row: dict[str, Any] | None, error: str | None,
+    def land(self, job: Job, row: dict[str, Any] | None, error: str | None,
              resumed: bool = False) -> None:
-        nonlocal lost, first_error, committed
+        output = self.output
         if row is not None and output is not None and not resumed:
             try:
                 output.hold(job.group, row)
             except RowError as exc:  # the agent put something in the row JSON cannot hold
                 row, error = None, f"agent output cannot be written as JSON: {exc}"
         if row is None:
-            lost += 1
-            committed -= 1
-            first_error = first_error or (mask_secrets(error) if error else error)
-            alloc.land(job, None, None)
+            self.lost += 1
+            self.committed -= 1
+            self.first_error = self.first_error or (mask_secrets(error) if error else error)
+            self.alloc.land(job, None, None)
         else:
-            trajectories.append(row)
-            alloc.land(job, _signature(row, inputs.grader is not None), row)
-            progress.update(len(trajectories))
+            self.trajectories.append(row)
+            self.alloc.land(job, _signature(row, self.inputs.grader is not None), row)
+            self.progress.update(len(self.trajectories))
         if output is not None:
             output.flush_settled()
 
-    def resume(job: Job) -> bool:
+    def resume(self, job: Job) -> bool:
         """Land the row an earlier run of this output= file already holds for ``job``."""
-        if output is None:
+        if self.output is None:
             return False
-        stored = output.take(job.group.situation.scenario_id, job.rollout_index)
+        stored = self.output.take(job.group.situation.scenario_id, job.rollout_index)
         if stored is None:
             return False
-        land(job, stored, None, resumed=True)
+        self.land(job, stored, None, resumed=True)
         return True
 
-    def _loop() -> None:
-        nonlocal stop, committed, seq
+    def land_done(self, done: set[cf.Future[tuple[dict[str, Any] | None, str | None]]]) -> None:
+        """Land finished rollouts in the order they were submitted."""
+        for fut in sorted(done, key=lambda f: self.inflight[f][0]):
+            _, job = self.inflight.pop(fut)
+            self.land(job, *fut.result())
+
+    def loop(self) -> None:
+        """Play until a stop; ``self.stop`` says which."""
+        cfg, inflight = self.cfg, self.inflight
         while True:
-            elapsed = time.monotonic() - start
+            elapsed = time.monotonic() - self.start
             if cfg.time_budget and elapsed >= cfg.time_budget:
-                stop = "time_budget"
-                break
+                self.stop = "time_budget"
+                return
             open_new = not (cfg.time_budget and elapsed >= _CLOSING_SHARE * cfg.time_budget)
-            while len(inflight) < threads and committed < cfg.budget:
-                if not trajectories and lost + len(inflight) >= cfg.lost_limit:
+            while len(inflight) < self.threads and self.committed < cfg.budget:
+                if not self.trajectories and self.lost + len(inflight) >= cfg.lost_limit:
                     break  # an agent that never succeeded gets exactly lost_limit tries
-                job = next_job(open_new)
+                job = self.next_job(open_new)
                 if job is None:
                     break
-                committed += 1
-                if resume(job):
+                self.committed += 1
+                if self.resume(job):
                     continue
-                if pool is None:
-                    land(job, *_play(inputs, job))
-                    if lost >= cfg.lost_limit or (cfg.time_budget and time_up()):
+                if self.pool is None:
+                    self.land(job, *_play(self.inputs, job))
+                    if self.lost >= cfg.lost_limit or (cfg.time_budget and self.time_up()):
                         break
                     continue
-                inflight[pool.submit(_play, inputs, job)] = (seq, job)
-                seq += 1
-            if lost >= cfg.lost_limit:
-                stop = "agent_failed" if not trajectories else "agent_errors"
-                break
+                inflight[self.pool.submit(_play, self.inputs, job)] = (self.seq, job)
+                self.seq += 1
+            if self.lost >= cfg.lost_limit:
+                self.stop = "agent_failed" if not self.trajectories else "agent_errors"
+                return
             if not inflight:
-                if pool is None and not time_up() and committed < cfg.budget and open_new and (
-                    source.exhausted is None
+                if self.pool is None and not self.time_up() and self.committed < cfg.budget and (
+                    open_new and self.source.exhausted is None
                 ):
                     continue  # the inline loop paused only to check the clock
-                stop = "budget" if committed >= cfg.budget else (
-                    "time_budget" if time_up() or not open_new else
-                    source.exhausted or "situations_exhausted")
-                break
+                self.stop = "budget" if self.committed >= cfg.budget else (
+                    "time_budget" if self.time_up() or not open_new else
+                    self.source.exhausted or "situations_exhausted")
+                return
             timeout = None
             if cfg.time_budget:
-                timeout = max(0.0, cfg.time_budget - (time.monotonic() - start))
+                timeout = max(0.0, cfg.time_budget - (time.monotonic() - self.start))
             done, _ = cf.wait(
                 inflight, timeout=timeout,
-                return_when=cf.ALL_COMPLETED if reproducible else cf.FIRST_COMPLETED,
+                return_when=cf.ALL_COMPLETED if self.reproducible else cf.FIRST_COMPLETED,
             )
-            for fut in sorted(done, key=lambda f: inflight[f][0]):
-                _, job = inflight.pop(fut)
-                land(job, *fut.result())
+            self.land_done(done)
 
+    def drain(self) -> None:
+        """After the clock or a quota: running rollouts get ``stop_grace``, the rest are
+        abandoned (as is one the same spent quota hit)."""
+        done, rest = cf.wait(self.inflight, timeout=self.cfg.stop_grace)
+        for fut in sorted(done, key=lambda f: self.inflight[f][0]):
+            _, job = self.inflight.pop(fut)
+            try:
+                self.land(job, *fut.result())
+            except QuotaError:
+                self.abandoned += 1
+        self.abandoned += len(rest)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.output is not None:
+            self.output.close()
+        self.progress.finish(len(self.trajectories))
+
+
+def run(inputs: RunInputs) -> RunResult:
+    """Play the run to its stop; see the module docstring."""
+    cfg = inputs.cfg
+    repeats = inputs.task_repeats if inputs.task_repeats and not cfg.repeats_given else cfg.repeats
+    sched = _Scheduler(inputs, repeats)
     halted: str | None = None  # why a QuotaError ended the run early
     try:
         try:
-            _loop()
+            sched.loop()
         except QuotaError as exc:
-            stop = quota_stop(exc)
+            sched.stop = quota_stop(exc)
             halted = f"{type(exc).__name__}: {exc}"
             _stop_models(inputs)
         except AuthError:
             _stop_models(inputs)
             raise
-        if inflight:  # the clock or a quota stopped the run: running rollouts get stop_grace
-            done, rest = cf.wait(inflight, timeout=cfg.stop_grace)
-            for fut in sorted(done, key=lambda f: inflight[f][0]):
-                _, job = inflight.pop(fut)
-                try:
-                    land(job, *fut.result())
-                except QuotaError:
-                    abandoned += 1  # the same spent quota hit this rollout too
-            abandoned += len(rest)
-        if stop == "time_budget" or halted is not None:  # stamped before the file gets them
-            for group in alloc.groups:
+        if sched.inflight:
+            sched.drain()
+        if sched.stop == "time_budget" or halted is not None:  # stamped before the file gets them
+            for group in sched.alloc.groups:
                 if group.state == "open" and 0 < group.landed < group.target:
                     for row in group.rows:
                         row["group_cut"] = True
     finally:
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-        if output is not None:
-            output.close()
-        progress.finish(len(trajectories))
-    if not trajectories and stop not in ("agent_failed",) and lost and halted is None:
+        sched.close()
+    trajectories, output, stop = sched.trajectories, sched.output, sched.stop
+    if not trajectories and stop not in ("agent_failed",) and sched.lost and halted is None:
         stop = "agent_failed"
-    search = _report(inputs, source, alloc, trajectories, lost, first_error, abandoned,
-                     repeats, time.monotonic() - start)
-    search["rollout_threads"] = threads
+    search = _report(inputs, sched.source, sched.alloc, trajectories, sched.lost, sched.first_error,
+                     sched.abandoned, repeats, time.monotonic() - sched.start)
+    search["rollout_threads"] = sched.threads
     if output is not None and output.resumed:
         search["resumed_rows"] = output.resumed
     if output is not None and output.cut_bytes:
