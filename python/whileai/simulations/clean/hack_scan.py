@@ -42,8 +42,8 @@ from whileai.simulations.clean.hack_matrix import (
 from whileai.simulations.progress import Progress
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
-__all__ = ["TIE", "Cause", "HackScanReport", "RankedFeature", "Regime", "ScanSupport", "Scanned",
-           "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]
+__all__ = ["TIE", "AskCounts", "Cause", "HackScanReport", "RankedFeature", "Regime", "ScanSupport",
+           "Scanned", "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]
 
 Regime = Literal["train", "reward_hack", "pool_exhausted", "no_signal", "degenerate", "unknown"]
 """A scan's verdict, ``report["regime"]`` (docs/cleaning.md)."""
@@ -65,9 +65,9 @@ class RankedFeature(TypedDict):
     aliases: list[str]
 
 
-class ScanSupport(TypedDict):
-    """``report["support"]``: the usable rows, the asks by how their rewards fall, the median
-    distinct trajectories of a mixed ask, and the rows skipped by cause."""
+class AskCounts(TypedDict):
+    """The usable rows and the asks by how their rewards fall (a single rollout; mixed; every
+    rollout passing, reward >= 0.5; every one failing)."""
 
     rows: int
     asks: int
@@ -75,6 +75,12 @@ class ScanSupport(TypedDict):
     solved_asks: int
     failed_asks: int
     single_asks: int
+
+
+class ScanSupport(AskCounts):
+    """``report["support"]``: the :class:`AskCounts`, the median distinct trajectories of a
+    mixed ask, and the rows skipped by cause."""
+
     distinct_per_ask: float | None
     skipped: dict[str, int]
 
@@ -189,19 +195,6 @@ def usable_rows(
     return used, groups, rewards, keys, skipped
 
 
-@dataclass(frozen=True)
-class AskCounts:
-    """The usable rows and the asks by how their rewards fall (a single rollout; mixed; every
-    rollout passing, reward >= 0.5; every one failing)."""
-
-    rows: int
-    asks: int
-    mixed_asks: int
-    solved_asks: int
-    failed_asks: int
-    single_asks: int
-
-
 def _support(groups: Sequence[int], rewards: Sequence[float]) -> tuple[AskCounts, list[list[int]]]:
     """The asks counted by how their rewards fall, and the rows of each mixed ask."""
     members: dict[int, list[int]] = {}
@@ -220,7 +213,8 @@ def _support(groups: Sequence[int], rewards: Sequence[float]) -> tuple[AskCounts
             solved += 1
         else:
             failed += 1
-    return AskCounts(len(groups), len(members), mixed, solved, failed, single), mixed_rows
+    return AskCounts(rows=len(groups), asks=len(members), mixed_asks=mixed, solved_asks=solved,
+                     failed_asks=failed, single_asks=single), mixed_rows
 
 
 def _distinct_per_ask(
@@ -359,7 +353,7 @@ def scan_report(
     is_endorsed = (lambda name: any(e in name for e in ends)) if ends else (lambda name: False)
     counts, mixed_rows = _support(groups, rewards)
     ranking = Ranking()
-    if counts.mixed_asks:
+    if counts["mixed_asks"]:
         # The ranking allocates millions of small acyclic objects (feature dicts, cells, term
         # sets): cyclic collections during it free nothing and cost ~1/8 of the time at 100k rows.
         with paused_gc(), Progress("scan", n_used, enabled=progress) as line:
@@ -393,16 +387,7 @@ def scan_report(
         "integrity": verdict.integrity,
         "rivals": list(verdict.rivals),
         "inverted": list(verdict.inverted),
-        "support": {
-            "rows": counts.rows,
-            "asks": counts.asks,
-            "mixed_asks": counts.mixed_asks,
-            "solved_asks": counts.solved_asks,
-            "failed_asks": counts.failed_asks,
-            "single_asks": counts.single_asks,
-            "distinct_per_ask": distinct,
-            "skipped": dict(skipped),
-        },
+        "support": {**counts, "distinct_per_ask": distinct, "skipped": dict(skipped)},
         "warnings": [*skipped_note, *ranking.warnings, *verdict.warnings],
     }
 
@@ -507,18 +492,18 @@ def _rank(scanned: Scanned, is_endorsed: Callable[[str], bool], n_perm: int,
 
 def _pool_verdict(counts: AskCounts, n_used: int, min_obs: int) -> Verdict | None:
     """The verdict the pool's shape decides before any feature is read, or None."""
-    multi = counts.asks - counts.single_asks
+    multi = counts["asks"] - counts["single_asks"]
     if n_used < min_obs:
         return Verdict("unknown", "min_obs", warnings=(
             f"only {n_used} usable rows (min_obs={min_obs}): regime unknown",))
     if multi == 0:
         return Verdict("unknown", "no_repeats", warnings=(
             "no ask has two or more rollouts: a within-ask scan needs repeats (k >= 2)",))
-    if counts.solved_asks / multi >= _SOLVED_SHARE:
+    if counts["solved_asks"] / multi >= _SOLVED_SHARE:
         return Verdict("pool_exhausted", warnings=(
-            f"{counts.solved_asks} of {multi} asks are already solved (every rollout "
+            f"{counts['solved_asks']} of {multi} asks are already solved (every rollout "
             "passes): retire them or add harder asks before training",))
-    if not counts.mixed_asks:
+    if not counts["mixed_asks"]:
         return Verdict("no_signal", "no_mixed_asks")
     return None
 
