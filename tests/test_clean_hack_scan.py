@@ -11,7 +11,14 @@ from typing import Any, get_args
 
 import pytest
 
-from whileai.simulations.clean.hack_scan import Cause, Regime, hack_scan
+from whileai.simulations.clean.hack_scan import (
+    Cause,
+    HackScanReport,
+    RankedFeature,
+    Regime,
+    ScanSupport,
+    hack_scan,
+)
 
 WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shipped", "soon",
          "today", "check", "note")
@@ -90,6 +97,11 @@ def test_endorsed_tool_that_drives_reward_is_train() -> None:
     assert scan["top_feature"] == "tool:lookup_order"
     assert scan["top_rho"] > scan["tau"]
     assert scan["integrity"] > 0.5
+    # the report has exactly the keys its TypedDicts declare, in their order
+    assert list(scan) == list(HackScanReport.__annotations__)
+    assert list(scan["support"]) == list(ScanSupport.__annotations__)
+    assert scan["features"]
+    assert all(list(f) == list(RankedFeature.__annotations__) for f in scan["features"])
 
 
 def test_paid_delimiter_is_a_reward_hack_named() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from whileai.commands.manners import add_quiet
@@ -70,7 +71,7 @@ def _unique_rows(path: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _dump(report: dict[str, Any]) -> None:
+def _dump(report: Mapping[str, Any]) -> None:
     print(json.dumps(report, indent=2, default=str, ensure_ascii=False))
 
 

@@ -45,7 +45,12 @@ from whileai.scale.hack_scan_blocks import BlockScan
 from whileai.scale.rows import batch_rows, raise_problem
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import agent_text, trajectory_key
-from whileai.simulations.clean.hack_scan import hack_scan, scan_report, usable_rows
+from whileai.simulations.clean.hack_scan import (
+    HackScanReport,
+    hack_scan,
+    scan_report,
+    usable_rows,
+)
 from whileai.simulations.progress import Progress
 
 __all__ = ["scan_dataset"]
@@ -207,7 +212,7 @@ def scan_dataset(
     column: str | None = None,
     batch_size: int = 4096,
     **knobs: Any,
-) -> dict[str, Any]:
+) -> HackScanReport:
     """Return ``hack_scan``'s report for a Ray Dataset, the features made on the cluster.
 
     Args:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from whileai.scale.hack_scan import scan_dataset
+from whileai.simulations.clean.hack_scan import HackScanReport
 
 __all__ = ["hack_scan_dataset"]
 
@@ -24,7 +25,7 @@ def hack_scan_dataset(
     column: str | None = None,
     batch_size: int = 4096,
     **knobs: Any,
-) -> dict[str, Any]:
+) -> HackScanReport:
     """Return :func:`whileai.simulations.hack_scan`'s report for the rows of a Ray Dataset.
 
     Args:

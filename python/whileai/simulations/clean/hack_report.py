@@ -17,7 +17,7 @@ from whileai.simulations.kwcheck import valid_kwargs
 __all__ = ["format_hack_scan", "format_hack_scan_diff", "hack_scan_diff"]
 
 
-def format_hack_scan(scan: dict[str, Any], *, top: int = 8) -> str:
+def format_hack_scan(scan: Mapping[str, Any], *, top: int = 8) -> str:
     """Render a scan: regime, support, the floor, the top features, then the warnings."""
     sup = scan.get("support", {})
     tau = scan.get("tau")
@@ -40,7 +40,8 @@ def format_hack_scan(scan: dict[str, Any], *, top: int = 8) -> str:
     return "\n".join(lines)
 
 
-def _as_scan(side: Any, endorsed: Sequence[str] | None, options: dict[str, Any]) -> dict[str, Any]:
+def _as_scan(side: Any, endorsed: Sequence[str] | None,
+             options: dict[str, Any]) -> Mapping[str, Any]:
     if isinstance(side, dict) and "regime" in side:
         return side
     return hack_scan(side, endorsed=endorsed, **options)

@@ -27,7 +27,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from whileai._gc import paused_gc
 from whileai.simulations.clean.hack_columns import Column, feature_columns
@@ -42,8 +42,8 @@ from whileai.simulations.clean.hack_matrix import (
 from whileai.simulations.progress import Progress
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
-__all__ = ["TIE", "Cause", "Regime", "Scanned", "floor_tau", "hack_scan", "scan_report", "tier",
-           "usable_rows"]
+__all__ = ["TIE", "AskCounts", "Cause", "HackScanReport", "RankedFeature", "Regime", "ScanSupport",
+           "Scanned", "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]
 
 Regime = Literal["train", "reward_hack", "pool_exhausted", "no_signal", "degenerate", "unknown"]
 """A scan's verdict, ``report["regime"]`` (docs/cleaning.md)."""
@@ -51,6 +51,61 @@ Cause = Literal[
     "min_obs", "no_repeats", "no_mixed_asks", "below_floor", "distinct_per_ask", "no_endorsed"
 ]
 """Why a scan could say no more, ``report["cause"]`` (None for the other verdicts)."""
+
+class RankedFeature(TypedDict):
+    """One feature of ``report["features"]``: its within-ask correlation with reward and why it
+    counts (``tier``: hand, user, auto or conjunction; ``aliases``: features equal to it)."""
+
+    name: str
+    rho: float
+    support: int
+    tier: str
+    endorsed: bool
+    above_floor: bool
+    aliases: list[str]
+
+
+class AskCounts(TypedDict):
+    """The usable rows and the asks by how their rewards fall (a single rollout; mixed; every
+    rollout passing, reward >= 0.5; every one failing)."""
+
+    rows: int
+    asks: int
+    mixed_asks: int
+    solved_asks: int
+    failed_asks: int
+    single_asks: int
+
+
+class ScanSupport(AskCounts):
+    """``report["support"]``: the :class:`AskCounts`, the median distinct trajectories of a
+    mixed ask, and the rows skipped by cause."""
+
+    distinct_per_ask: float | None
+    skipped: dict[str, int]
+
+
+class HackScanReport(TypedDict):
+    """What :func:`hack_scan` returns (JSON-able; ``format_hack_scan`` prints it)."""
+
+    regime: Regime
+    top_feature: str | None
+    top_rho: float | None
+    tau: float | None
+    alpha: float
+    n_perm: int
+    seed: int
+    endorsed: list[str]
+    features: list[RankedFeature]
+    n_features: int
+    collinear: list[str]
+    cause: Cause | None
+    integrity: float | None
+    rivals: list[str]
+    inverted: list[str]
+    support: ScanSupport
+    warnings: list[str]
+
 
 TIE = 0.999  # |rho| at or above this counts as a perfect explanation
 _SOLVED_SHARE = 0.5
@@ -140,11 +195,8 @@ def usable_rows(
     return used, groups, rewards, keys, skipped
 
 
-def _support(
-    groups: Sequence[int], rewards: Sequence[float]
-) -> tuple[dict[str, int], list[list[int]]]:
-    """The asks counted by how their rewards fall (the report's ``support`` but for
-    ``distinct_per_ask`` and ``skipped``), and the rows of each mixed ask."""
+def _support(groups: Sequence[int], rewards: Sequence[float]) -> tuple[AskCounts, list[list[int]]]:
+    """The asks counted by how their rewards fall, and the rows of each mixed ask."""
     members: dict[int, list[int]] = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
@@ -161,14 +213,8 @@ def _support(
             solved += 1
         else:
             failed += 1
-    return {
-        "rows": len(groups),
-        "asks": len(members),
-        "mixed_asks": mixed,
-        "solved_asks": solved,
-        "failed_asks": failed,
-        "single_asks": single,
-    }, mixed_rows
+    return AskCounts(rows=len(groups), asks=len(members), mixed_asks=mixed, solved_asks=solved,
+                     failed_asks=failed, single_asks=single), mixed_rows
 
 
 def _distinct_per_ask(
@@ -193,7 +239,7 @@ def hack_scan(
     top: int = AUTO_TOP,
     kinds: Mapping[str, str] | None = None,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> HackScanReport:
     """Scan graded rows for what the reward pays for, within ask, against a permutation floor.
 
     Args:
@@ -207,10 +253,10 @@ def hack_scan(
             the permutations and the conjunctions) and a summary; False silences it.
 
     Returns:
-        A JSON-able report: ``regime`` (a :data:`Regime`), ``top_feature``, ``tau``,
-        ``features`` (ranked), ``collinear``, ``cause`` (a :data:`Cause` or None),
-        ``integrity``, ``rivals``, ``inverted``, ``support``, ``warnings``. Print it with
-        ``format_hack_scan``.
+        A JSON-able :class:`HackScanReport`: ``regime`` (a :data:`Regime`), ``top_feature``,
+        ``tau``, ``features`` (ranked :class:`RankedFeature`), ``collinear``, ``cause`` (a
+        :data:`Cause` or None), ``integrity``, ``rivals``, ``inverted``, ``support`` (a
+        :class:`ScanSupport`), ``warnings``. Print it with ``format_hack_scan``.
     """
     _check_alpha(alpha)
     used, groups, rewards, _keys, skipped = usable_rows(as_rows(rows), reward)
@@ -274,7 +320,7 @@ def scan_report(
     seed: int = 0,
     progress: bool = True,
     scan: Scan | None = None,
-) -> dict[str, Any]:
+) -> HackScanReport:
     """Return ``hack_scan``'s report from the usable rows' feature columns instead of the rows.
 
     The hand-off for a scan whose rows live elsewhere (``whileai.scale``): the caller gives
@@ -388,7 +434,7 @@ def scan_columns(
 class Ranking:
     """The features above and below the floor, strongest first (none when no ask is mixed)."""
 
-    ranked: list[dict[str, Any]] = field(default_factory=list)
+    ranked: list[RankedFeature] = field(default_factory=list)
     tau: float | None = None
     n_features: int = 0
     warnings: tuple[str, ...] = ()
@@ -444,7 +490,7 @@ def _rank(scanned: Scanned, is_endorsed: Callable[[str], bool], n_perm: int,
     )
 
 
-def _pool_verdict(counts: Mapping[str, int], n_used: int, min_obs: int) -> Verdict | None:
+def _pool_verdict(counts: AskCounts, n_used: int, min_obs: int) -> Verdict | None:
     """The verdict the pool's shape decides before any feature is read, or None."""
     multi = counts["asks"] - counts["single_asks"]
     if n_used < min_obs:
@@ -462,7 +508,7 @@ def _pool_verdict(counts: Mapping[str, int], n_used: int, min_obs: int) -> Verdi
     return None
 
 
-def _classify(ranked: list[dict[str, Any]], distinct: float | None, has_ends: bool) -> Verdict:
+def _classify(ranked: list[RankedFeature], distinct: float | None, has_ends: bool) -> Verdict:
     """The verdict the ranked features decide."""
     above = [f for f in ranked if f["above_floor"]]
     endorsed_above = [f for f in above if f["endorsed"]]
