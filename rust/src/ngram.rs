@@ -17,7 +17,9 @@ use crate::rng::GOLDEN;
 use crate::tokenize::for_each_raw_token;
 
 const MAGIC: &[u8; 8] = b"WNGRAM01";
-const HEADER_LEN: usize = 48;
+/// The header's counts after the magic: n, size, exact entries, grams, posting ids.
+const HEADER_WORDS: usize = 5;
+const HEADER_LEN: usize = MAGIC.len() + 8 * HEADER_WORDS;
 const MIN_TEXTS_PER_TASK: usize = 16;
 
 /// A hasher for keys that are already 64-bit hashes or small ids: one multiply, no random seed.
@@ -361,8 +363,8 @@ impl NgramIndex {
             .values()
             .map(|&(lo, hi)| (hi - lo) as usize)
             .sum();
-        let words = 5 + 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
-        let mut out = Vec::with_capacity(8 + 8 * words);
+        let body = 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
+        let mut out = Vec::with_capacity(HEADER_LEN + 8 * body);
         out.extend_from_slice(MAGIC);
         let mut put = |x: u64| out.extend_from_slice(&x.to_le_bytes());
         for x in [
@@ -427,7 +429,7 @@ impl NgramIndex {
         if expected != Some(body as u64) || n == 0 {
             return Err(corrupt());
         }
-        let arr: Vec<u64> = (0..body).map(|k| word(5 + k)).collect();
+        let arr: Vec<u64> = (0..body).map(|k| word(HEADER_WORDS + k)).collect();
         let (n_exact, n_grams) = (n_exact as usize, n_grams as usize);
         let (hashes, rest) = arr.split_at(n_exact);
         let (ids, rest) = rest.split_at(n_exact);
