@@ -150,6 +150,42 @@ def _trace_dimensions(
     return dims, asks
 
 
+def _run_spec(agent: object, tools: Sequence[Mapping[str, Any]] | None, prompt: str | None,
+              spec: str | Path | Mapping[str, Any] | None, rubric: str | None) -> AgentSpec:
+    """The run's spec from the keywords, or from an agent object that carries its own tools and
+    prompt when none of them is given."""
+    if tools is None and prompt is None and spec is None and agent is not None \
+            and not is_model_spec(agent):
+        carried = inspect(agent)
+        tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
+    run_spec = agent_spec(tools=tools, system_prompt=prompt, spec=spec)
+    if not rubric:
+        return run_spec
+    return AgentSpec(tools=run_spec.tools, policy=run_spec.policy,
+                     situations=run_spec.situations, rubric=str(rubric), notes=run_spec.notes)
+
+
+def _grader(grader: Callable[[dict[str, Any]], Mapping[str, Any]] | None, grade: bool,
+            warnings: list[str]) -> Callable[[dict[str, Any]], Mapping[str, Any]] | None:
+    """``grader=``, or the checklist for the legacy ``grade=True`` (with its warning)."""
+    if grader is not None and not callable(grader):
+        raise ConfigError("grader must be a callable row -> {'reward': ...}")
+    if not grade:
+        return grader
+    if grader is not None:
+        raise ConfigError("pass grade=True (legacy) or grader=, not both")
+    warnings.append(grading.GRADE_WARNING)
+    return grading.checklist_grader
+
+
+def _close(*owned: object) -> None:
+    """Close what this call opened (a model client, the LLM grader); None is skipped."""
+    for thing in owned:
+        close = getattr(thing, "close", None)
+        if callable(close):
+            close()
+
+
 @valid_kwargs
 def simulate(
     agent: object = None,
@@ -277,15 +313,7 @@ def simulate(
     if llm_grade:
         grading.require_judge(llm_grade)  # before anything runs: no judge, no run
     prompt = system_prompt if system_prompt is not None else policy
-    if tools is None and prompt is None and spec is None and agent is not None \
-            and not is_model_spec(agent):
-        carried = inspect(agent)  # an agent object that carries its own tools and prompt
-        tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
-    run_spec = agent_spec(tools=tools, system_prompt=prompt, spec=spec)
-    if rubric:
-        run_spec = AgentSpec(tools=run_spec.tools, policy=run_spec.policy,
-                             situations=run_spec.situations, rubric=str(rubric),
-                             notes=run_spec.notes)
+    run_spec = _run_spec(agent, tools, prompt, spec, rubric)
     warnings: list[str] = []
     axes = dict(dimensions or {})
     reject = None
@@ -303,13 +331,7 @@ def simulate(
         run_spec, fault_rate=cfg.fault_rate, seed=cfg.seed)
     if cfg.logprobs and not (agent is None or is_model_spec(agent)):
         warnings.append("logprobs= records only with model agents; this agent is a callable")
-    if grader is not None and not callable(grader):
-        raise ConfigError("grader must be a callable row -> {'reward': ...}")
-    if grade:
-        if grader is not None:
-            raise ConfigError("pass grade=True (legacy) or grader=, not both")
-        grader = grading.checklist_grader
-        warnings.append(grading.GRADE_WARNING)
+    grader = _grader(grader, grade, warnings)
     llm = grading.llm_grader(llm_grade) if llm_grade else None
     try:
         result = run(RunInputs(
@@ -318,13 +340,8 @@ def simulate(
             warnings=tuple(warnings), reject=reject, finish=llm,
         ))
     finally:
-        if llm is not None:
-            llm.close()
-        for owned in (rollout_agent if agent is None or is_model_spec(agent) else None,
-                      writer if not isinstance(writer, TemplateWriter) else None):
-            close = getattr(owned, "close", None)
-            if callable(close):
-                close()
+        owned = rollout_agent if agent is None or is_model_spec(agent) else None
+        _close(llm, owned, writer if not isinstance(writer, TemplateWriter) else None)
     trajectories, search = result.trajectories, result.search
     if llm is not None and trajectories:  # each row was graded before it was written
         search["llm_grade"] = llm.report(trajectories)
