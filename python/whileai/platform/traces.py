@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.platform.http import call, connect, json_of
 
 __all__ = ["cut", "cuts", "format_cuts", "list_traces", "send_score"]
@@ -34,15 +35,15 @@ def send_score(trace_id: str | None = None, value: float | bool | None = None,
 
     Raises:
         NotFoundError: nothing landed (every trace id unknown to this account).
-        ValueError: neither ``trace_id``/``value`` nor ``scores`` was given.
+        ConfigError: neither ``trace_id``/``value`` nor ``scores`` was given.
     """
     items = [dict(s) for s in scores or []]
     if trace_id is not None:
         if value is None:
-            raise ValueError("send_score needs a value with trace_id, e.g. send_score(t, 1.0)")
+            raise ConfigError("send_score needs a value with trace_id, e.g. send_score(t, 1.0)")
         items.append({"traceId": trace_id, "value": value, "name": name})
     if not items:
-        raise ValueError("send_score needs trace_id and value, or scores=[{traceId, value}]")
+        raise ConfigError("send_score needs trace_id and value, or scores=[{traceId, value}]")
     body = [{"name": name, **fields, **item} for item in items]
     conn = connect(api_key, base_url=base_url)
     result: dict[str, Any] = json_of(call(conn, "POST", "/v1/scores", json={"scores": body}))

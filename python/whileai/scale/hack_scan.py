@@ -228,11 +228,11 @@ def scan_dataset(
         The report, equal to ``hack_scan`` over the same rows in dataset order.
 
     Raises:
-        ConfigError: ``rows`` is not a Ray Dataset, or ``column`` names none of its columns.
+        ConfigError: ``rows`` is not a Ray Dataset, ``column`` names none of its columns, or
+            ``alpha`` is outside (0, 1).
         RowError: a row's text in ``column`` is not a JSON object (as the JSONL reader refuses
             a line), named by its place in the dataset.
         TypeError: an unknown keyword, or a caller's feature returned a non-number.
-        ValueError: ``alpha`` is outside (0, 1).
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
 
     >>> scan_dataset.__name__  # a Ray cluster example is in docs/scale.md

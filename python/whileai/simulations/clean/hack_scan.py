@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from whileai._gc import paused_gc
+from whileai.errors import ConfigError
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import AUTO_TOP, trajectory_key
 from whileai.simulations.clean.hack_matrix import (
@@ -303,7 +304,7 @@ def _trajectories(
 
 def _check_alpha(alpha: float) -> None:
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        raise ConfigError(f"alpha must be in (0, 1), got {alpha}")
 
 
 def scan_report(
@@ -342,7 +343,7 @@ def scan_report(
         The report, as ``hack_scan`` returns it.
 
     Raises:
-        ValueError: ``alpha`` is outside (0, 1).
+        ConfigError: ``alpha`` is outside (0, 1).
 
     >>> scan_report(lambda line: {}, [0, 0], [1.0, 1.0], {}, str, min_obs=2)["regime"]
     'pool_exhausted'

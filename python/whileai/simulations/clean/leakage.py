@@ -75,10 +75,10 @@ def _similarities(
 def _check_knobs(threshold: float, examples: int | None) -> None:
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
             0.0 <= threshold <= 1.0):
-        raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
+        raise ConfigError(f"threshold must be in [0, 1], got {threshold!r}")
     if examples is not None and (isinstance(examples, bool) or not isinstance(examples, int)
                                  or examples < 0):
-        raise ValueError(f"examples must be an int >= 0 or None (all), got {examples!r}")
+        raise ConfigError(f"examples must be an int >= 0 or None (all), got {examples!r}")
 
 
 def leakage_report(
@@ -102,8 +102,8 @@ def leakage_report(
     text).
 
     Raises:
-        ValueError: ``threshold`` outside [0, 1] or a bad ``examples``.
-        ConfigError: an unknown embedder, or one that returns malformed vectors.
+        ConfigError: ``threshold`` outside [0, 1] or a bad ``examples``; an unknown embedder,
+            or one that returns malformed vectors.
     """
     _check_knobs(threshold, examples)
     resolved = resolve_embedder(embedder)

@@ -114,7 +114,7 @@ class TraceInputs:
         are walked once (``Seen``); None for a row ``trace_flags`` read.
 
         Raises:
-            ValueError: ``kinds`` names a kind that is not one of ``KINDS``.
+            ConfigError: ``kinds`` names a kind that is not one of ``KINDS``.
         """
         raw_steps = row.get("steps") or []
         final_value = row.get("final_text")
@@ -253,7 +253,7 @@ def flag_masks(
     """Return each row's flag mask: bit ``k`` set when ``FLAGS[k]`` fires (``trace_flags``).
 
     Raises:
-        ValueError: ``kinds`` names a kind that is not one of ``KINDS``.
+        ConfigError: ``kinds`` names a kind that is not one of ``KINDS``.
     """
     inputs = TraceInputs(kinds)
     for row in rows:

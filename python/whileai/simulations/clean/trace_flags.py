@@ -31,6 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.simulations.clean.claims import unsupported_claims
 from whileai.simulations.clean.hints import hint_text, may_match
 from whileai.simulations.measure.stats import pearson, wilson_interval
@@ -157,7 +158,7 @@ def tool_kind(step: Mapping[str, Any], kinds: Mapping[str, str] | None = None) -
     if kinds and name in kinds:
         kind = kinds[name]
         if kind not in KINDS:
-            raise ValueError(f"kinds[{name!r}] = {kind!r}; use one of {', '.join(KINDS)}")
+            raise ConfigError(f"kinds[{name!r}] = {kind!r}; use one of {', '.join(KINDS)}")
         return kind
     kind = _name_kind(name)
     if kind == "command" and _TEST_CMD.search(_text_args(step.get("arguments"))):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from whileai import _backend
-from whileai.errors import SpecError
+from whileai.errors import ConfigError, SpecError
 from whileai.simulations.clean.decontam import decontaminate
 from whileai.simulations.export.checklist import has_cell_metadata
 from whileai.simulations.export.reference import reference_of
@@ -119,7 +119,7 @@ def _band_filter(tasks: list[dict[str, Any]], band: tuple[float, float] | None,
 def _split(tasks: list[dict[str, Any]], holdout: float, seed: int) -> tuple[list[Any], list[Any]]:
     """Whole tasks (scenarios) to holdout by a stable hash of their id; never an empty train."""
     if not 0.0 <= holdout < 1.0:
-        raise ValueError(f"export_environment: holdout must be in [0, 1), got {holdout}")
+        raise ConfigError(f"export_environment: holdout must be in [0, 1), got {holdout}")
     order = sorted(range(len(tasks)), key=lambda i: _backend.hash64(f"{seed}:{tasks[i]['id']}"))
     n_hold = min(round(holdout * len(tasks)), max(len(tasks) - 1, 0))
     held = set(order[:n_hold])
@@ -199,6 +199,7 @@ def export_environment(
     Raises:
         TypeError: an unknown keyword (the valid ones are listed).
         SpecError: ``reward``/``world`` has no importable address, or a row has no ask.
+        ConfigError: ``holdout`` is outside [0, 1).
 
     >>> import tempfile, os
     >>> report = export_environment([{"prompt": "hi"}], os.path.join(tempfile.mkdtemp(), "e"),

@@ -148,7 +148,7 @@ def to_hf_folder(
 
     Raises:
         TypeError: an unknown keyword (the valid ones are listed).
-        ValueError: ``engine`` is not one of its values.
+        ConfigError: ``engine`` is not one of its values.
         ImportError: ``engine="parquet"`` without pyarrow.
         ConfigError: a split name with a path separator, ``..`` or a control character.
         RowError: a row with a NaN or infinite number, a value JSON cannot hold, nesting past

@@ -168,7 +168,7 @@ def export_preference(
 
     Raises:
         TypeError: an unknown keyword (the valid ones are listed).
-        ValueError: ``format`` is not ``"openai"`` or ``"trl"``.
+        ConfigError: ``format`` is not ``"openai"`` or ``"trl"``.
         RowError: a pair without ``chosen`` and ``rejected``.
 
     >>> import os, tempfile

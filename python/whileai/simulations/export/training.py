@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from os import PathLike
 from typing import Any, Literal, get_args
 
+from whileai.errors import ConfigError
 from whileai.simulations.export.wire import (
     FORMATS,
     Format,
@@ -157,7 +158,7 @@ def _build(
     unroll = bool(unroll)
     cap = max_tool_output_chars
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 0):
-        raise ValueError(f"export_dataset: max_tool_output_chars must be an int >= 0 or None, "
+        raise ConfigError(f"export_dataset: max_tool_output_chars must be an int >= 0 or None, "
                          f"got {cap!r}")
     system_prompt, tools = _source_defaults(source, system_prompt, tools)
     schemas = tool_schemas(tools)
@@ -254,7 +255,7 @@ def export_dataset(
 
     Raises:
         TypeError: an unknown keyword (the valid ones are listed).
-        ValueError: ``format`` or ``mask_mode`` not one of its values, or a negative cap.
+        ConfigError: ``format`` or ``mask_mode`` not one of its values, or a negative cap.
 
     Returns:
         ``rows_in``, ``rows_out``, ``trained_messages``, ``masked_messages``, truncation counts,

@@ -22,6 +22,7 @@ from typing import Any
 import verifiers.v1 as vf
 from pydantic import Field
 
+from whileai.errors import ConfigError
 from whileai.simulations.export.checklist import row_from_messages
 from whileai.simulations.export.reference import resolve_reference
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
@@ -159,7 +160,7 @@ def _classes(spec_path: Path | None, spec: dict[str, Any], module: str) -> Simpl
         def load(self) -> Iterator[Any]:
             split = getattr(self.config, "split", "train")
             if split not in spec.get("splits", {}) or root is None:
-                raise ValueError(f"split {split!r}: this environment has splits "
+                raise ConfigError(f"split {split!r}: this environment has splits "
                                  f"{sorted(spec.get('splits', {}))}")
             text = (root / spec["splits"][split]).read_text(encoding="utf-8")
             for line in text.splitlines():

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
-from whileai.errors import SpecError
+from whileai.errors import ConfigError, SpecError
 
 __all__ = [
     "FORMATS",
@@ -30,13 +30,13 @@ FORMATS: tuple[str, ...] = get_args(Format)
 
 
 def check_choice(where: str, name: str, value: object, choices: tuple[str, ...]) -> str:
-    """Return ``value`` when it is one of ``choices``, else raise ``ValueError`` listing them.
+    """Return ``value`` when it is one of ``choices``, else raise ``ConfigError`` listing them.
 
     >>> check_choice("f", "format", "trl", FORMATS)
     'trl'
     """
     if value not in choices:
-        raise ValueError(
+        raise ConfigError(
             f"{where}: {name}={value!r} is not supported; "
             f"use one of {', '.join(map(repr, choices))}"
         )

@@ -17,6 +17,7 @@ import math
 import random
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.simulations.rowsource import as_rows, read_reward
 from whileai.simulations.select.hygiene import PASS_AT, group_rows
 
@@ -47,7 +48,7 @@ def split_pseudo_production(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return ``(held_out, rest)``: whole tasks, every flaw signature held out at least once."""
     if not 0.0 < fraction < 1.0:
-        raise ValueError(f"fraction must be in (0, 1), got {fraction}")
+        raise ConfigError(f"fraction must be in (0, 1), got {fraction}")
     groups = group_rows(as_rows(rows))
     keys = list(groups)
     rng = random.Random(seed)

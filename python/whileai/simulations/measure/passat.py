@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES, bootstrap_ci, mean
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
@@ -56,7 +57,7 @@ def pass_pow_k_estimate(n: int, c: int, k: int) -> float:
 
 def _check_nck(n: int, c: int, k: int) -> None:
     if not (0 <= c <= n and 1 <= k <= n):
-        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+        raise ConfigError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

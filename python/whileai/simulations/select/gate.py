@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from whileai.errors import PublishGateError
+from whileai.errors import ConfigError, PublishGateError
 from whileai.simulations.measure.stats import wilson_interval
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.schema import calibration_of
@@ -111,9 +111,10 @@ def publish_gate(
     Raises:
         PublishGateError: RL-shaped rows are ungraded or no ask is mixed (nothing to learn), or
             ``strict_hacks`` and the hack scan says ``reward_hack``.
+        ConfigError: an unknown ``mode``, or a malformed ``band``.
     """
     if mode not in _MODES:
-        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+        raise ConfigError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
     lo, hi = check_band(band)
     originals = as_rows(rows)
     stamped = calibrate(originals)

@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.simulations.clean.hack_features import tool_names, trajectory_key
 from whileai.simulations.measure.stats import pearson
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
@@ -42,13 +43,13 @@ PASS_AT = 0.5
 
 
 def check_band(band: Any) -> tuple[float, float]:
-    """Return ``band`` as ``(lo, hi)`` with 0 <= lo <= hi <= 1, else raise ValueError."""
+    """Return ``band`` as ``(lo, hi)`` with 0 <= lo <= hi <= 1, else raise ConfigError."""
     try:
         lo, hi = float(band[0]), float(band[1])
     except (TypeError, ValueError, IndexError) as exc:
-        raise ValueError(f"band must be (low, high) pass rates, got {band!r}") from exc
+        raise ConfigError(f"band must be (low, high) pass rates, got {band!r}") from exc
     if not 0.0 <= lo <= hi <= 1.0:
-        raise ValueError(f"band must satisfy 0 <= low <= high <= 1, got {band!r}")
+        raise ConfigError(f"band must satisfy 0 <= low <= high <= 1, got {band!r}")
     return lo, hi
 
 

@@ -20,6 +20,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any, Literal, get_args, overload
 
+from whileai.errors import ConfigError
 from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rowsource import as_rows, read_reward
 from whileai.simulations.select.gate import calibrate
@@ -120,7 +121,7 @@ def select_for_rl(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Keep whole groups that carry a group-relative signal; see the module docstring."""
     if truncated not in _TRUNCATED:
-        raise ValueError(f"truncated= must be one of {', '.join(_TRUNCATED)}, got {truncated!r}")
+        raise ConfigError(f"truncated= must be one of {', '.join(_TRUNCATED)}, got {truncated!r}")
     check_band(band)
     given = as_rows(rows)
     before = group_signal(given)
@@ -209,9 +210,9 @@ def select_for_sft(
     ``min_reward``) from the same pool, as chance controls for an ablation.
     """
     if select not in SFT_RULES:
-        raise ValueError(f"select= must be one of {', '.join(SFT_RULES)}, got {select!r}")
+        raise ConfigError(f"select= must be one of {', '.join(SFT_RULES)}, got {select!r}")
     if select.endswith("_k_overall") and (not isinstance(k, int) or k < 1):
-        raise ValueError(f"select={select!r} needs k= (an int >= 1), got {k!r}")
+        raise ConfigError(f"select={select!r} needs k= (an int >= 1), got {k!r}")
     given = as_rows(rows)
     items, junk = _junk(given)
     rng = random.Random(seed)
@@ -317,7 +318,7 @@ def optimize(
     Raises:
         TypeError: an unknown keyword, or one that belongs to the other mode (the valid ones
             are listed).
-        ValueError: an unknown ``mode``, ``truncated`` or ``select``, or a malformed band.
+        ConfigError: an unknown ``mode``, ``truncated`` or ``select``, or a malformed band.
 
     >>> optimize([], mode="sft", band=(0.1, 0.9))
     Traceback (most recent call last):
@@ -325,7 +326,7 @@ def optimize(
     TypeError: optimize(mode='sft') does not take band; its keywords: select, min_reward, k, seed
     """
     if mode not in _OPT_KEYS:
-        raise ValueError(f"mode must be 'rl' or 'sft', got {mode!r}")
+        raise ConfigError(f"mode must be 'rl' or 'sft', got {mode!r}")
     given: dict[str, Any] = {name: value for name, value in (
         ("band", band), ("enforce_band", enforce_band), ("truncated", truncated),
         ("endorsed", endorsed), ("max_asks", max_asks), ("select", select),

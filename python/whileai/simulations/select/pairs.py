@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from whileai.errors import ConfigError
 from whileai.simulations.rowsource import as_rows, read_reward, task_key
 from whileai.simulations.select.hygiene import group_rows
 
@@ -40,14 +41,14 @@ def build_preference_pairs(
     chosen_reward, rejected_reward}`` with whole rows on both sides.
 
     Raises:
-        ValueError: ``margin`` < 0, ``length_tolerance`` outside [0, 1] or ``pairs_per_task`` < 1.
+        ConfigError: ``margin`` < 0, ``length_tolerance`` outside [0, 1] or ``pairs_per_task`` < 1.
     """
     if margin < 0:
-        raise ValueError(f"margin must be >= 0, got {margin}")
+        raise ConfigError(f"margin must be >= 0, got {margin}")
     if not 0.0 <= length_tolerance <= 1.0:
-        raise ValueError(f"length_tolerance must be in [0, 1], got {length_tolerance}")
+        raise ConfigError(f"length_tolerance must be in [0, 1], got {length_tolerance}")
     if pairs_per_task < 1:
-        raise ValueError(f"pairs_per_task must be >= 1, got {pairs_per_task}")
+        raise ConfigError(f"pairs_per_task must be >= 1, got {pairs_per_task}")
     given = as_rows(rows)
     skipped = {"unjudged": 0, "single": 0, "no_contrast": 0, "length_mismatch": 0,
                "no_task": 0}
