@@ -35,7 +35,7 @@ from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.rows import scrub, task_key
 from whileai.simulations.rowsource import as_rows, read_reward
 from whileai.simulations.select.gate import calibrate
-from whileai.simulations.select.hygiene import DEFAULT_BAND
+from whileai.simulations.select.hygiene import DEFAULT_BAND, check_band
 
 __all__ = [
     "DEFAULT_REWARD",
@@ -199,7 +199,8 @@ def export_environment(
     Raises:
         TypeError: an unknown keyword (the valid ones are listed).
         SpecError: ``reward``/``world`` has no importable address, or a row has no ask.
-        ConfigError: ``holdout`` is outside [0, 1).
+        ConfigError: ``holdout`` is outside [0, 1), or ``band`` is not ``(low, high)`` with
+            0 <= low <= high <= 1.
 
     >>> import tempfile, os
     >>> report = export_environment([{"prompt": "hi"}], os.path.join(tempfile.mkdtemp(), "e"),
@@ -212,6 +213,7 @@ def export_environment(
     reward_ref = reference_of(reward or DEFAULT_REWARD, "reward")
     world_ref = reference_of(world or DEFAULT_WORLD, "world")
     holdout = float(holdout)
+    bounds = check_band(band) if band else None
     rows = as_rows(data_or_rows)
     if system_prompt is None:  # a graded run keeps the chat: its leading system message
         first = next((r["messages"][0] for r in rows if isinstance(r.get("messages"), list)
@@ -222,13 +224,13 @@ def export_environment(
     module = _module_name(target, name)
     report: dict[str, Any] = {
         "path": str(target), "module": module, "rows": len(rows), "tasks": 0, "train": 0,
-        "holdout": 0, "holdout_fraction": holdout, "band": list(band) if band else None,
+        "holdout": 0, "holdout_fraction": holdout, "band": list(bounds) if bounds else None,
         "band_dropped": {"too_easy": 0, "too_hard": 0}, "graded_mixed": 0, "ungraded": 0,
         "unmeasured": 0,
         "with_cell_metadata": sum(has_cell_metadata(r) for r in rows), "warnings": []}
     tasks = build_tasks(rows)
     report["tasks"] = len(tasks)
-    tasks = _band_filter(tasks, (band[0], band[1]) if band else None, report)
+    tasks = _band_filter(tasks, bounds, report)
     train, held = _split(tasks, holdout, int(seed))
     as_row = [{"prompt": t["prompt"][0]["content"], "task_id": t["id"]} for t in train]
     decon = {"n": 8, "overlap": 0.8, "dropped": 0}
