@@ -34,6 +34,22 @@ fn state_bytes(data: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 }
 
 /// Postings from token n-grams to eval-text ids, built once and reusable (picklable).
+/// `scan`'s arrays: best eval id, covered tokens, total tokens, and the shared n-grams.
+type Scanned<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyList>,
+);
+/// `check`'s arrays: the exact match, then `scan`'s.
+type Checked<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyList>,
+);
+
 #[pyclass(module = "whileai._native", name = "NgramIndex")]
 pub(super) struct NgramIndex {
     pub(super) inner: crate::ngram::NgramIndex,
@@ -88,35 +104,14 @@ impl NgramIndex {
     }
 
     /// Per text: best eval id (-1 if none), covered tokens, total tokens, a shared n-gram.
-    #[allow(clippy::type_complexity)]
-    fn scan<'py>(
-        &self,
-        py: Python<'py>,
-        texts: &Bound<'py, PyAny>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        Bound<'py, PyAny>,
-        Bound<'py, PyAny>,
-        Bound<'py, PyList>,
-    )> {
+    fn scan<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Scanned<'py>> {
         let (_, best, covered, total, shared) = self.check(py, texts)?;
         Ok((best, covered, total, shared))
     }
 
     /// `exact` and `scan` from one tokenisation of each text: (exact, best, covered, total,
     /// shared), texts split across threads.
-    #[allow(clippy::type_complexity)]
-    fn check<'py>(
-        &self,
-        py: Python<'py>,
-        texts: &Bound<'py, PyAny>,
-    ) -> PyResult<(
-        Bound<'py, PyAny>,
-        Bound<'py, PyAny>,
-        Bound<'py, PyAny>,
-        Bound<'py, PyAny>,
-        Bound<'py, PyList>,
-    )> {
+    fn check<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Checked<'py>> {
         let texts = checked_texts(texts)?;
         let views = text_views(&texts);
         let checks = py.detach(|| self.inner.check(&views));

@@ -8,6 +8,7 @@ use pyo3::types::{PyBool, PyInt, PyTuple};
 use super::args::{count_arg, default_empty_tuple, default_int, named_count_arg, seed_arg};
 use super::arrays::new_array;
 use super::buffers::{float_buffer, held, int_buffer, Held};
+use crate::error::CoreError;
 
 /// The within-group correlation scan: `(rho, floor, support)` as `array('d')`, `array('d')`,
 /// `array('q')`; with `conjoin` and `top`, each permutation repeats the conjunction search.
@@ -27,7 +28,7 @@ pub(super) fn within_group_scan<'py>(
     seed: Py<PyAny>,
     conjoin: Py<PyAny>,
     top: Py<PyAny>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+) -> PyResult<ScanArrays<'py>> {
     let features_ok = !n_features.is_instance_of::<PyBool>()
         && n_features.is_instance_of::<PyInt>()
         && !n_features.lt(0)?;
@@ -53,35 +54,41 @@ pub(super) fn within_group_scan<'py>(
         reward: &reward,
     };
     crate::scan::check_input(&input)?;
-    let (n_perm, seed, conjoin, top) =
-        search_args(py, (&n_perm, &seed, &conjoin, &top), n_features)?;
-    let search = crate::scan::Conjoin {
-        columns: &conjoin,
-        top,
-    };
-    let got = py.detach(|| crate::scan::within_group_scan(&input, n_perm, seed, &search))?;
+    let args = (&n_perm, &seed, &conjoin, &top);
+    let got = searched(py, args, n_features, |n_perm, seed, search| {
+        crate::scan::within_group_scan(&input, n_perm, seed, search)
+    })?;
     scan_arrays(py, got)
 }
 
-/// `n_perm`, `seed`, `conjoin` (checked against `n_features`) and `top`, in the pure backend's
-/// order: what both scan bindings take after the matrix.
-fn search_args(
+/// Read `n_perm`, `seed`, `conjoin` (checked against `n_features`) and `top` in the pure
+/// backend's order, then run `scan` with them without the GIL: what both scan bindings do after
+/// the matrix.
+fn searched<T: Send>(
     py: Python<'_>,
     (n_perm, seed, conjoin, top): ScanArgs<'_>,
     n_features: usize,
-) -> PyResult<(usize, u64, Vec<i64>, usize)> {
+    scan: impl FnOnce(usize, u64, &crate::scan::Conjoin<'_>) -> Result<T, CoreError> + Send,
+) -> PyResult<T> {
     let n_perm = count_arg(n_perm.bind(py))?;
     let seed = seed_arg(seed.bind(py), "seed")?;
-    let conjoin = int_buffer(conjoin.bind(py))?;
-    crate::scan::check_conjoin(&conjoin, n_features)?;
-    Ok((n_perm, seed, conjoin, named_count_arg(top.bind(py), "top")?))
+    let columns = int_buffer(conjoin.bind(py))?;
+    crate::scan::check_conjoin(&columns, n_features)?;
+    let top = named_count_arg(top.bind(py), "top")?;
+    let search = crate::scan::Conjoin {
+        columns: &columns,
+        top,
+    };
+    Ok(py.detach(|| scan(n_perm, seed, &search))?)
 }
 
 /// A scan's `(rho, floor, support)` as `array('d')`, `array('d')`, `array('q')`.
+type ScanArrays<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>);
+
 fn scan_arrays<'py>(
     py: Python<'py>,
     (rho, floor, support): crate::scan::ScanOutput,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+) -> PyResult<ScanArrays<'py>> {
     Ok((
         new_array(py, "d", &rho)?,
         new_array(py, "d", &floor)?,
@@ -100,12 +107,9 @@ fn scan_held<R: crate::scan::RowId + Into<i64>>(
     args: ScanArgs<'_>,
 ) -> PyResult<crate::scan::ScanOutput> {
     crate::scan::check_columns(input)?;
-    let (n_perm, seed, conjoin, top) = search_args(py, args, input.ptr.len() - 1)?;
-    let search = crate::scan::Conjoin {
-        columns: &conjoin,
-        top,
-    };
-    Ok(py.detach(|| crate::scan::within_group_scan_columns(input, n_perm, seed, &search))?)
+    searched(py, args, input.ptr.len() - 1, |n_perm, seed, search| {
+        crate::scan::within_group_scan_columns(input, n_perm, seed, search)
+    })
 }
 
 /// The scan of a column-major matrix read in place (`within_group_scan`'s results for the
@@ -127,7 +131,7 @@ pub(super) fn within_group_scan_columns<'py>(
     seed: Py<PyAny>,
     conjoin: Py<PyAny>,
     top: Py<PyAny>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+) -> PyResult<ScanArrays<'py>> {
     let args = (&n_perm, &seed, &conjoin, &top);
     let got = HeldMatrix::read_held(
         [ptr, rows, vptr, values, groups, reward],
