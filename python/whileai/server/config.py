@@ -58,12 +58,12 @@ class ServerConfig:
     max_rows_per_dataset: int = 50_000_000
     max_request_bytes: int = 8 * GIB
     max_pending_exports: int = 8
+    open_signup: bool = False
 
     def __post_init__(self) -> None:
         for name in LIMITS:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1; got {getattr(self, name)}")
-    open_signup: bool = False
 
     @property
     def database_url(self) -> str:

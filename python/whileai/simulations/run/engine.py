@@ -16,7 +16,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,6 +137,9 @@ def _signature(row: Mapping[str, Any], graded: bool) -> object:
     return row["scenario_dimensions"]["behavior_signature"]
 
 
+_Rollout = cf.Future[tuple[dict[str, Any] | None, str | None]]  # a rollout played on a thread
+
+
 class _Scheduler:
     """One run's moving parts and books: the loop that opens jobs, plays them and lands rows."""
 
@@ -154,8 +157,7 @@ class _Scheduler:
         # opened first: a file of another run is refused before anything is played
         self.output = RunOutput(inputs.output, seed=cfg.seed) if inputs.output is not None else None
         self.pool = cf.ThreadPoolExecutor(self.threads) if self.threads > 1 else None
-        self.inflight: dict[cf.Future[tuple[dict[str, Any] | None, str | None]],
-                            tuple[int, Job]] = {}
+        self.inflight: dict[_Rollout, tuple[int, Job]] = {}  # future -> (submitted as, job)
         self.lost = self.committed = self.seq = self.abandoned = 0
         self.first_error: str | None = None
         self.stop: StopReason | None = None
@@ -211,11 +213,10 @@ class _Scheduler:
         self.land(job, stored, None, resumed=True)
         return True
 
-    def land_done(self, done: set[cf.Future[tuple[dict[str, Any] | None, str | None]]]) -> None:
-        """Land finished rollouts in the order they were submitted."""
+    def settled(self, done: set[_Rollout]) -> Iterator[tuple[Job, _Rollout]]:
+        """The finished rollouts, taken out of ``inflight`` in the order they were submitted."""
         for fut in sorted(done, key=lambda f: self.inflight[f][0]):
-            _, job = self.inflight.pop(fut)
-            self.land(job, *fut.result())
+            yield self.inflight.pop(fut)[1], fut
 
     def loop(self) -> None:
         """Play until a stop; ``self.stop`` says which."""
@@ -261,17 +262,17 @@ class _Scheduler:
                 inflight, timeout=timeout,
                 return_when=cf.ALL_COMPLETED if self.reproducible else cf.FIRST_COMPLETED,
             )
-            self.land_done(done)
+            for job, fut in self.settled(done):
+                self.land(job, *fut.result())
 
     def drain(self) -> None:
         """After the clock or a quota: running rollouts get ``stop_grace``, the rest are
         abandoned (as is one the same spent quota hit)."""
         done, rest = cf.wait(self.inflight, timeout=self.cfg.stop_grace)
-        for fut in sorted(done, key=lambda f: self.inflight[f][0]):
-            _, job = self.inflight.pop(fut)
+        for job, fut in self.settled(done):
             try:
                 self.land(job, *fut.result())
-            except QuotaError:
+            except QuotaError:  # noqa: PERF203 (one rollout's quota error must not stop the rest)
                 self.abandoned += 1
         self.abandoned += len(rest)
 
