@@ -61,8 +61,8 @@ def yardstick_ms() -> float:
     """CPU milliseconds of a fixed pure-Python job (JSON in and out, dicts, a sort: the mix the
     platform server runs), best of three: how fast this machine is at the moment.
 
-    The 2-core machine is a VM whose speed moves by up to ~1.8x from one hour to the next with
-    the code unchanged; a figure printed beside the yardstick of its moment can be compared
+    The 2-core machine is a VM whose speed moves by 2-3x from one hour to the next with the
+    code unchanged; a figure printed beside the yardstick of its moment can be compared
     with one from another moment.
     """
     text = json.dumps({"role": "user", "parts": [{"type": "text", "content": "where is W1"}],

@@ -19,8 +19,8 @@ spans_per_server_cpu_s,client_cpu_s,server_rss_mib,server_peak_rss_mib,yardstick
 ``/proc/PID/stat``); ``client_cpu_s`` is this process's over the timed part (span creation,
 encoding and HTTP for ``sdk``; encoding and HTTP for ``export``): client and server share the
 machine's cores, so ``spans_per_s`` pays for both. ``yardstick_ms`` is the machine's speed just
-before the measurement (``_bench.yardstick_ms``: lower is faster); this VM's speed moves by up to
-1.8x over the day, so compare figures at like yardsticks.
+before the measurement (``_bench.yardstick_ms``: lower is faster); this VM's speed moves by 2-3x
+over the day, so compare figures at like yardsticks.
 
 ``--rss-at 0,100000,1000000`` repeats the sends on the same server after growing the database to
 each number of stored traces (bulk-loaded: one trace row, one span and the summary per trace), so
@@ -173,6 +173,9 @@ def main() -> None:
     parser.add_argument("--rss-at", default="", help="stored trace counts to measure at, "
                         "comma-separated (default: one measurement on an empty server)")
     args = parser.parse_args()
+    modes = set(args.modes.split(","))
+    if not modes <= {"sdk", "export"}:
+        parser.error(f"--modes takes sdk and/or export, got {args.modes!r}")
     sizes = [int(n) for n in args.rss_at.split(",") if n.strip()] or [0]
     server = start_server(Path(tempfile.mkdtemp()))
     try:
@@ -188,7 +191,6 @@ def main() -> None:
             if size > have:
                 _grow(server, account["accountId"], have, size)
                 have = size
-            modes = args.modes.split(",")
             for name in [n for n in ("sdk", f"export_x{args.senders}") if n.split("_")[0] in modes]:
                 agent = f"bench-bot-{step}-{name}"
                 yardstick = yardstick_ms()
