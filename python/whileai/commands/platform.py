@@ -7,18 +7,29 @@ prints with a ``format_*`` function so the output is testable without a terminal
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from whileai.commands.manners import add_quiet
+from whileai.errors import ConfigError
 
 __all__ = ["format_datasets", "format_keys", "format_purge", "format_status", "register"]
 
 
 def register(sub: Any) -> None:
     """Add the platform commands to the CLI."""
-    login = sub.add_parser("login", help="check an API key against the server and save it",
-                           epilog="example:\n  whileai login --key wai_... --url http://127.0.0.1:6070")
-    login.add_argument("--key", default=None, help="the API key (else WHILEAI_API_KEY, else asked)")
+    login = sub.add_parser(
+        "login", help="check an API key against the server and save it",
+        epilog="examples:\n  whileai login --url http://127.0.0.1:6070   # asks for the key\n"
+               "  whileai login --key-stdin < key.txt\n\nThe key comes from WHILEAI_API_KEY, "
+               "else the terminal's prompt, else\nstdin. --key KEY works too, but any user of "
+               "the machine can read a command line.")
+    login.add_argument("--key-stdin", action="store_true",
+                       help="read the key from the first line of stdin (even on a terminal)")
+    login.add_argument("--key", default=None,
+                       help="the API key itself (avoid: other local users can see it in the "
+                            "process list)")
     login.add_argument("--url", default=None,
                        help="the server (else WHILEAI_BASE_URL, else http://127.0.0.1:6070)")
     login.set_defaults(func=run_login)
@@ -143,12 +154,37 @@ def run_login(args: argparse.Namespace) -> int:
     from whileai.platform.account import account
     from whileai.platform.credentials import find_url, save_login
 
-    key = args.key or setting("API_KEY") or getpass.getpass("whileai API key: ")
+    if args.key:
+        print("whileai login: warning: --key puts the key where other users of this machine "
+              "can read it (the process list, shell history); prefer the prompt or "
+              "--key-stdin", file=sys.stderr)
+    key = args.key or (None if args.key_stdin else setting("API_KEY")) or _read_key(
+        stdin_only=args.key_stdin, prompt=getpass.getpass)
     url = find_url(args.url)
     info = account(key, base_url=url)
     path = save_login(key, url)
     print(f"logged in to {url} as {info['name']}; key saved to {path}")
     return 0
+
+
+def _read_key(*, stdin_only: bool, prompt: Callable[[str], str]) -> str:
+    """The key from the terminal's prompt, else from the first line of stdin.
+
+    Raises:
+        ConfigError: no terminal and nothing on stdin (says how to give the key).
+    """
+    stream = sys.stdin
+    if not stdin_only and stream is not None and stream.isatty():
+        try:
+            key = prompt("whileai API key: ").strip()
+        except EOFError:  # the terminal closed (Ctrl-D)
+            key = ""
+    else:
+        key = stream.readline().strip() if stream is not None else ""
+    if not key:
+        raise ConfigError("no API key: run it in a terminal to be asked, pipe the key in "
+                          "(whileai login --key-stdin < key.txt), or set WHILEAI_API_KEY")
+    return key
 
 
 def run_status(_args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from html import escape
 
+from whileai.server.pages.guard import csrf_field
 from whileai.simulations.report.html import page, table
 
 __all__ = ["PAGE_SIZE", "document", "pager", "table", "when"]
@@ -18,7 +19,7 @@ def document(title: str, body: str, *, signed_in: bool = True) -> str:
     """A page with the navigation bar (and a sign-out button when signed in)."""
     links = "".join(f'<a href="{href}">{label}</a>' for href, label in _NAV)
     out = ('<form method="post" action="/signout" style="display:inline">'
-           '<button type="submit">Sign out</button></form>') if signed_in else (
+           f'{csrf_field()}<button type="submit">Sign out</button></form>') if signed_in else (
         '<a href="/signin">Sign in</a>')
     nav = (f'<nav aria-label="main"><strong>whileai</strong> &nbsp; {links} {out}</nav>')
     return page(f"{title} · whileai", body, nav=nav)

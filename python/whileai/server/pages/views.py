@@ -253,10 +253,10 @@ def run_page(run_id: str, request: Request, store: StoreDep) -> Response:
 def catalog_page(request: Request, store: StoreDep) -> Response:
     """The public catalog (no key needed)."""
     found = datasets.catalog(store)
-    cards = [[c.get("agent"), c.get("name"), c.get("rows"), c.get("description") or ""]
-             for c in found["datasets"]]
+    cards = [[c.get("agent"), c.get("name"), f"{c['owner']} ({c['ownerId']})", c.get("rows"),
+              c.get("description") or ""] for c in found["datasets"]]
     body = ("<h1>Catalog</h1><p>Datasets published by their owners; anyone can pull them.</p>"
-            + table(["agent", "dataset", "rows", "about"], cards)
+            + table(["agent", "dataset", "owner", "rows", "about"], cards)
             + "<h2>Agents</h2>"
             + table(["agent", "datasets", "rows"],
                     [[a["agent"], a["datasets"], a["rows"]] for a in found["agents"]]))
