@@ -183,6 +183,20 @@ def test_sign_out_revokes_the_session_on_the_server(
         == 401
 
 
+def test_revoking_a_key_ends_the_page_sessions_opened_with_it(platform_server: Server) -> None:
+    url = platform_server.url
+    name = f"carol-{secrets.token_hex(4)}"
+    first, second = platform_server.key(name), platform_server.key(name, existing=True)
+    session = sign_in(url, first)
+    assert signed_in(session, url)
+    first_id = next(k["keyId"] for k in requests.get(url + "/v1/keys", headers=bearer(first),
+                                                     timeout=30).json()["keys"] if k["current"])
+    assert requests.post(url + f"/v1/keys/{first_id}/revoke", headers=bearer(second),
+                         timeout=30).ok
+    assert not signed_in(session, url)
+    assert signed_in(sign_in(url, second), url)
+
+
 # 7. Login and logout CSRF.
 
 def test_forms_posted_from_another_site_are_refused(

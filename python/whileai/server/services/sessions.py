@@ -2,7 +2,8 @@
 
 A session token is ``wps_`` plus 43 random characters, sent only as the pages' cookie (the API
 refuses it as a bearer credential); only its SHA-256 is stored. It dies at its expiry, at
-sign-out, or when the API key it was opened with is revoked, whichever comes first.
+sign-out, or when the API key it was opened with is revoked, whichever comes first; a new
+sign-in deletes the account's sessions that ended a day before or more.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def open_session(store: Store, account: Account, *, ttl_seconds: int = SESSION_T
     token = SESSION_PREFIX + secrets.token_urlsafe(32)
     now = time.time()
     with store.engine.begin() as conn:
+        # the account's sessions that ended a day ago or more go, so the table stays small
+        conn.execute(sa.delete(page_sessions).where(
+            page_sessions.c.account_id == account.id,
+            sa.func.coalesce(page_sessions.c.revoked_at, page_sessions.c.expires_at)
+            < now - 86400))
         conn.execute(sa.insert(page_sessions).values(
             id="ses_" + secrets.token_hex(8), token_hash=_hash(token), account_id=account.id,
             key_id=account.key_id, created_at=now, expires_at=now + ttl_seconds))
