@@ -219,7 +219,7 @@ def named_account(token: str) -> str | None:
         return None
     try:
         claims = json.loads(_unb64(token[len(DELEGATED_PREFIX):].split(".", 1)[0]))
-    except ValueError:
+    except (ValueError, RecursionError):  # not base64 or JSON, or nested past the limit
         return None
     account = claims.get("a") if isinstance(claims, dict) else None
     return account if isinstance(account, str) else None
