@@ -87,10 +87,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _ask(question: str) -> bool:
-    """Ask on the terminal; no terminal is no answer (False)."""
-    if not sys.stdin.isatty():
+    """Ask on the terminal (the question on stderr: stdout carries only the key); no terminal
+    is no answer (False)."""
+    if sys.stdin is None or not sys.stdin.isatty():
         return False
-    try:
-        return input(f"{question} [y/N] ").strip().lower() in {"y", "yes"}
-    except EOFError:
-        return False
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in {"y", "yes"}

@@ -5,7 +5,8 @@ browser a random CSRF cookie. A form's token is the HMAC of that cookie under th
 key, so only a page this server rendered for this browser carries it. Every form handler calls
 :func:`check_form`: the request's ``Origin`` (else ``Referer``) must be this server, and the
 token must match the cookie. Templates put the hidden field in with :func:`csrf_field`
-(the token of the request being rendered).
+(the token of the request being rendered, kept in a context variable that the middleware sets
+for each request, so a template needs no argument for it).
 
 >>> HEADERS["x-frame-options"]
 'DENY'
@@ -27,8 +28,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from whileai.server.errors import ApiError
 from whileai.simulations.report.html import Html
 
-__all__ = ["CSP", "CSRF_COOKIE", "CSRF_FIELD", "HEADERS", "PageGuard", "check_form",
-           "csrf_field", "csrf_token", "secure_cookies"]
+__all__ = ["CSP", "CSRF_COOKIE", "CSRF_FIELD", "HEADERS", "PageGuard", "SafeHtml",
+           "check_form", "csrf_field", "csrf_token", "secure_cookies"]
 
 CSRF_COOKIE = "whileai_csrf"
 CSRF_FIELD = "csrf"
@@ -61,13 +62,21 @@ def csrf_token() -> str:
     return _TOKEN.get()
 
 
-def csrf_field() -> Html:
-    """The hidden form field every POST form of the pages carries.
+class SafeHtml(Html):
+    """HTML that Jinja2's autoescape leaves alone too (it asks for ``__html__``)."""
+
+    def __html__(self) -> str:
+        return str(self)
+
+
+def csrf_field() -> SafeHtml:
+    """The hidden form field every POST form of the pages carries (in a template:
+    ``{{ csrf_field() }}``).
 
     >>> csrf_field()  # outside a request the token is empty
     '<input type="hidden" name="csrf" value="">'
     """
-    return Html(f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf_token()}">')
+    return SafeHtml(f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf_token()}">')
 
 
 def _same_origin(request: Request) -> bool:
