@@ -31,6 +31,7 @@ from whileai.simulations.report.html import Html
 __all__ = ["CSP", "CSRF_COOKIE", "CSRF_FIELD", "HEADERS", "PageGuard", "SafeHtml",
            "check_form", "csrf_field", "csrf_token", "secure_cookies"]
 
+API_PREFIX = "/v1/"  # requests under it get the headers, not the CSRF cookie
 CSRF_COOKIE = "whileai_csrf"
 CSRF_FIELD = "csrf"
 # No source outside this server; no framing; forms post only here; no plugins; no <base>.
@@ -113,11 +114,13 @@ class PageGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        nonce = _cookie(scope, CSRF_COOKIE)
-        fresh = nonce is None or len(nonce) != 32
-        if fresh:
-            nonce = secrets.token_hex(16)
-        _TOKEN.set(_token(scope["app"].state.store.secret, str(nonce)))
+        fresh = False
+        if not scope["path"].startswith(API_PREFIX):  # the API renders no form: no token work
+            nonce = _cookie(scope, CSRF_COOKIE)
+            fresh = nonce is None or len(nonce) != 32
+            if fresh:
+                nonce = secrets.token_hex(16)
+            _TOKEN.set(_token(scope["app"].state.store.secret, str(nonce)))
 
         async def send_guarded(message: Message) -> None:
             if message["type"] == "http.response.start":
