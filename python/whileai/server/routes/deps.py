@@ -77,10 +77,9 @@ def maybe_account(request: Request, store: StoreDep,
     return require(checked(request, store, credentials.credentials), Capability.READ)
 
 
-_CALLERS = {capability: needs(capability) for capability in Capability}
-Reader = Annotated[Account, Depends(_CALLERS[Capability.READ])]
-Writer = Annotated[Account, Depends(_CALLERS[Capability.WRITE])]
-KeyManager = Annotated[Account, Depends(_CALLERS[Capability.KEYS])]
-Admin = Annotated[Account, Depends(_CALLERS[Capability.ADMIN])]
+Reader = Annotated[Account, Depends(needs(Capability.READ))]
+Writer = Annotated[Account, Depends(needs(Capability.WRITE))]
+KeyManager = Annotated[Account, Depends(needs(Capability.KEYS))]
+Admin = Annotated[Account, Depends(needs(Capability.ADMIN))]
 MaybeAccount = Annotated[Account | None, Depends(maybe_account)]
 
