@@ -205,3 +205,45 @@ def test_push_file_with_agent_and_the_push_command(key: str, tmp_path: Path,
         zps.push_file(str(sft))
     assert zps.push_file(str(sft), mode="sft")["gate"]["mode"] == "sft"
     assert main(["push", str(sft), "--mode", "sft", "--quiet"]) == 0
+
+
+# -- item 5: pass^k at the run's k when mode="rl" stopped unanimous groups early --------------
+def test_default_rl_run_reports_pass_pow_k_at_the_runs_k() -> None:
+    data = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, system_prompt=POLICY, mode="rl",
+                        budget=160, simulator=False, progress=False)
+    assert data.search["groups"]["stopped"] >= 1  # the probe stopped some groups early
+
+    def my_judge(row: dict[str, Any]) -> dict[str, float]:
+        return {"reward": float("ORD-" in row["final_text"])}
+
+    scored = data.grade(judge=my_judge, progress=False)
+    result = scored.pass_at
+    assert result.k == data.rollouts_per_request == 8
+    assert result.pass_pow_k is not None
+    assert f"pass^8 {result.pass_pow_k:.2f}" in str(result)
+    assert any("stopped early as unanimous" in n for n in result.notes)
+
+
+def test_stopped_groups_count_at_k_and_split_or_cut_ones_are_left_out() -> None:
+    def group(task: str, rewards: list[float], **stamp: Any) -> list[dict[str, Any]]:
+        return [{"scenario_id": task, "reward": r, **stamp} for r in rewards]
+
+    stop = {"early_stop": {"after": 2, "k": 4}}
+    rows = [*group("mixed", [1, 0, 1, 0]), *group("solved", [1, 1], **stop),
+            *group("failed", [0, 0], **stop)]
+    result = zps.pass_at(rows, n_resamples=50)
+    assert (result.k, result.n_groups, result.n_rows) == (4, 3, 8)
+    # pass^4: mixed C(2,4)=0, solved 1, failed 0; pass@4: 1, 1, 0
+    assert (result.pass_pow_k, result.pass_at_k) == (1 / 3, 2 / 3)
+    split = [*rows, *group("split", [1, 0], **stop), *group("cut", [1], group_cut=True)]
+    result = zps.pass_at(split, n_resamples=50)
+    assert (result.k, result.n_groups, result.pass_pow_k) == (4, 5, 1 / 3)
+    assert any("split once graded" in n for n in result.notes)
+    assert any("cut short" in n for n in result.notes)
+
+
+def test_html_report_lists_each_metric_once(tmp_path: Path) -> None:
+    rows = [{"scenario_id": f"t{t}", "reward": float(t % 2)} for t in range(4)]  # k=1: n/a
+    html = zps.report_html(rows, tmp_path / "r.html")
+    assert html.count("<td>pass@1</td>") == 1
+    assert "<td>pass^k</td>" in html
