@@ -247,3 +247,43 @@ def test_html_report_lists_each_metric_once(tmp_path: Path) -> None:
     html = zps.report_html(rows, tmp_path / "r.html")
     assert html.count("<td>pass@1</td>") == 1
     assert "<td>pass^k</td>" in html
+
+
+# -- item 2: the hf_* calls take the spec's arguments ------------------------------------------
+def test_hf_calls_take_the_spec_signatures(key: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from whileai.errors import ConfigError
+    from whileai.simulations.export.hub import adapter_folder, repo_id
+
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    spec = {"hf_publish": ["dataset_id", "namespace", "repo", "private", "wait", "timeout",
+                           "poll", "api_key"],
+            "hf_publish_run": ["run_id", "namespace", "repo", "private", "wait", "timeout",
+                               "poll", "api_key"],
+            "hf_status": ["api_key"]}
+    for name, params in spec.items():
+        sig = inspect.signature(getattr(zps, name))
+        assert [p for p in sig.parameters if sig.parameters[p].kind
+                is inspect.Parameter.POSITIONAL_OR_KEYWORD] == params, name
+    assert inspect.signature(zps.hf_publish).parameters["private"].default is False
+    assert inspect.signature(zps.hf_publish_run).parameters["private"].default is True
+    entry = zps.push_rows([{"prompt": "hi", "final_text": "hello"}], "Airline refunds")
+    with pytest.raises(ConfigError, match="HF_TOKEN"):  # the call form is accepted
+        zps.hf_publish(entry["datasetId"], repo="airline-refunds", wait=True)
+    with pytest.raises(ConfigError, match="HF_TOKEN"):
+        zps.hf_status(api_key=None)
+    assert repo_id(None, "airline-refunds", name="x", username="ana") == "ana/airline-refunds"
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    with zps.training_run("sft-v3", server=False) as run:
+        run.log(0, loss=1.0)
+        run.finish(adapter=str(adapter))
+    info = zps.get_run(run.id)
+    assert adapter_folder(info, None) == adapter  # the folder finish(adapter=...) recorded
+    with pytest.raises(ConfigError, match="HF_TOKEN"):
+        zps.hf_publish_run(run.id, private=True)
+    with zps.training_run("no-adapter", server=False) as bare:
+        bare.log(0, loss=1.0)
+    with pytest.raises(ConfigError, match="adapter_dir="):
+        zps.hf_publish_run(bare.id, private=True)
