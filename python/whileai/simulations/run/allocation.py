@@ -198,6 +198,8 @@ class Allocator:
         again = [g for g in self.groups if g.state == "stopped"]
         for group in again:
             group.state = "open"
+            for row in group.rows:  # it goes on to k: no longer an early stop
+                row.pop("early_stop", None)
             self.ready.append(group)
         return bool(again)
 
