@@ -19,6 +19,8 @@ import pytest
 
 import kernel_reach
 
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
 
 def pytest_configure(config: pytest.Config) -> None:
     kernel_reach.configure(config)
@@ -59,6 +61,14 @@ def _private_home(
     home = tmp_path_factory.mktemp("whileai-home")
     monkeypatch.setenv("WHILEAI_HOME", str(home))
     monkeypatch.setenv("HOME", str(home))
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """The ../shared folder (product documents and fixtures); skip when it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not present")
+    return SHARED
 
 
 @pytest.fixture
