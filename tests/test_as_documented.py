@@ -208,9 +208,10 @@ def test_push_file_with_agent_and_the_push_command(key: str, tmp_path: Path,
 
 
 # -- item 5: pass^k at the run's k when mode="rl" stopped unanimous groups early --------------
-def test_default_rl_run_reports_pass_pow_k_at_the_runs_k() -> None:
+def test_default_rl_run_reports_pass_pow_k_at_the_runs_k(tmp_path: Path) -> None:
+    out = tmp_path / "rows.jsonl"
     data = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS, system_prompt=POLICY, mode="rl",
-                        budget=160, simulator=False, progress=False)
+                        budget=160, simulator=False, progress=False, output=out)
     assert data.search["groups"]["stopped"] >= 1  # the probe stopped some groups early
 
     def my_judge(row: dict[str, Any]) -> dict[str, float]:
@@ -222,6 +223,9 @@ def test_default_rl_run_reports_pass_pow_k_at_the_runs_k() -> None:
     assert result.pass_pow_k is not None
     assert f"pass^8 {result.pass_pow_k:.2f}" in str(result)
     assert any("stopped early as unanimous" in n for n in result.notes)
+    from_file = zps.run_judge(str(out), my_judge, progress=False)  # the stamps are in the file
+    assert from_file.pass_at.k == 8
+    assert from_file.pass_at.pass_pow_k == result.pass_pow_k
 
 
 def test_stopped_groups_count_at_k_and_split_or_cut_ones_are_left_out() -> None:
