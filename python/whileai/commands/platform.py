@@ -1,4 +1,4 @@
-"""Platform commands: login, status, logout, keys, datasets, pull, purge, signup.
+"""Platform commands: login, status, logout, keys, datasets, push, pull, purge, signup.
 
 They talk to a whileai server (``whileai serve``) through ``whileai.platform``; each command
 prints with a ``format_*`` function so the output is testable without a terminal.
@@ -14,7 +14,8 @@ from typing import Any
 from whileai.commands.manners import add_quiet
 from whileai.errors import ConfigError
 
-__all__ = ["format_datasets", "format_keys", "format_purge", "format_status", "register"]
+__all__ = ["format_datasets", "format_keys", "format_purge", "format_push", "format_status",
+           "register"]
 
 
 def register(sub: Any) -> None:
@@ -59,6 +60,22 @@ def register(sub: Any) -> None:
     listing = sub.add_parser("datasets", help="list your datasets, newest first",
                              epilog="example:\n  whileai datasets")
     listing.set_defaults(func=run_datasets)
+    push = sub.add_parser(
+        "push", help="upload a JSONL file as a dataset (gated, as zps.push_file)",
+        epilog="examples:\n  whileai push rollout.jsonl --name airline-v3 --agent airline-support\n"
+               "  whileai push sft.jsonl --mode sft   # an SFT export: gate it as SFT rows")
+    push.add_argument("path", metavar="FILE", help="the JSONL file (.jsonl or .jsonl.gz)")
+    push.add_argument("--name", default=None, help="the dataset's name (default: the file name)")
+    push.add_argument("--agent", default=None, help="the agent the set belongs to")
+    push.add_argument("--mode", default=None, choices=("rl", "sft", "explore", "adaptive"),
+                      help="the mode that made the rows; rl/sft also pick the gate's shape")
+    push.add_argument("--purpose", default=None, choices=("train", "holdout", "eval"),
+                      help="what the set is for (default: train)")
+    push.add_argument("--parent", default=None, help="the ds_ id or name this set iterates on")
+    push.add_argument("--no-gate", dest="gate", action="store_false",
+                      help="upload the bytes as they are, without the publish gate")
+    add_quiet(push)
+    push.set_defaults(func=run_push)
     pull = sub.add_parser("pull", help="download a dataset as JSONL",
                           epilog="examples:\n  whileai pull ds_1a2b3c -o train.jsonl\n"
                                  "  whileai pull airline-v3   # by name: the newest of that name")
@@ -245,6 +262,31 @@ def run_datasets(_args: argparse.Namespace) -> int:
     from whileai.platform.datasets import datasets
 
     print(format_datasets(datasets()))
+    return 0
+
+
+def format_push(entry: dict[str, Any]) -> str:
+    """What ``whileai push`` prints: the new set's id, name and rows, then the gate's warnings.
+
+    >>> print(format_push({"datasetId": "ds_1", "name": "a", "rows": 3,
+    ...                    "gate": {"mode": "sft", "warnings": ["w"]}}))
+    pushed ds_1 (a): 3 rows, gate sft
+      warning: w
+    """
+    gate = entry.get("gate")
+    lines = [f"pushed {entry.get('datasetId')} ({entry.get('name')}): {entry.get('rows')} rows"
+             + (f", gate {gate.get('mode')}" if gate else ", ungated")]
+    lines.extend(f"  warning: {w}" for w in (gate or {}).get("warnings") or [])
+    return "\n".join(lines)
+
+
+def run_push(args: argparse.Namespace) -> int:
+    """Upload a JSONL file as a dataset."""
+    from whileai.platform.datasets import push_file
+
+    entry = push_file(args.path, args.name, parent=args.parent, gate=args.gate, mode=args.mode,
+                      agent=args.agent, purpose=args.purpose, progress=not args.quiet)
+    print(format_push(entry))
     return 0
 
 

@@ -5,7 +5,8 @@ Every authenticated route declares its capability by the type of its caller para
 Each capability is its own bearer security scheme (``read``, ``write``, ``keys``, ``admin``;
 ``optional`` for public routes that show more with a credential), so the OpenAPI document
 says what every operation needs. Credential checks go through the app's throttle
-(``server.throttle``).
+(``server.throttle``). A credential comes as ``Authorization: Bearer <key>``, or as
+``X-Api-Key: <key>`` (the plain-HTTP form the docs show); Bearer wins when both are sent.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from whileai.server.services import Account, Capability, Store
 from whileai.server.services.access import require
@@ -32,6 +33,8 @@ _bearers = {c: HTTPBearer(auto_error=False, scheme_name=c.value, description=_WH
             for c in Capability}
 _optional = HTTPBearer(auto_error=False, scheme_name="optional",
                        description="no credential, or one that may read (shows private ones)")
+_api_key = APIKeyHeader(name="X-Api-Key", auto_error=False,
+                        description="the same credential as a plain header (Bearer wins)")
 
 
 def get_store(request: Request) -> Store:
@@ -42,6 +45,12 @@ def get_store(request: Request) -> Store:
 
 StoreDep = Annotated[Store, Depends(get_store)]
 Bearer = HTTPAuthorizationCredentials | None
+ApiKey = Annotated[str | None, Depends(_api_key)]
+
+
+def _token(credentials: Bearer, api_key: str | None) -> str | None:
+    """The credential sent: Bearer first, then ``X-Api-Key``."""
+    return credentials.credentials if credentials else (api_key or None)
 
 
 def client_address(request: Request) -> str:
@@ -60,21 +69,21 @@ def needs(capability: Capability) -> Callable[..., Account]:
     """A dependency: the caller's account when its credential may do ``capability``
     (401 without a valid credential, 403 when its kind or scope falls short)."""
 
-    def caller(request: Request, store: StoreDep,
+    def caller(request: Request, store: StoreDep, api_key: ApiKey,
                credentials: Bearer = Depends(_bearers[capability])) -> Account:  # noqa: B008
-        token = credentials.credentials if credentials else None
-        return require(checked(request, store, token), capability)
+        return require(checked(request, store, _token(credentials, api_key)), capability)
 
     caller.__doc__ = f"The caller, allowed to {capability.value}."
     return caller
 
 
-def maybe_account(request: Request, store: StoreDep,
+def maybe_account(request: Request, store: StoreDep, api_key: ApiKey,
                   credentials: Annotated[Bearer, Depends(_optional)]) -> Account | None:
     """The caller's account (allowed to read) when a credential is sent (public routes)."""
-    if credentials is None:
+    token = _token(credentials, api_key)
+    if token is None:
         return None
-    return require(checked(request, store, credentials.credentials), Capability.READ)
+    return require(checked(request, store, token), Capability.READ)
 
 
 Reader = Annotated[Account, Depends(needs(Capability.READ))]

@@ -1,4 +1,9 @@
-"""``/v1/runs``: training runs reported by ``zps.training_run`` or any HTTP client."""
+"""``/v1/runs``: training runs reported by ``zps.training_run`` or any HTTP client.
+
+The writes are also served as plain ``POST /runs``, ``/runs/{id}/log``, ``/runs/{id}/events``
+and ``/runs/{id}/finish`` (``plain_router``), the form a stack that is not Python reads about;
+``GET /runs`` stays the runs page, so reads keep their ``/v1`` path.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from whileai.server.routes.deps import Reader, StoreDep, Writer
 from whileai.server.services import runs
 
-__all__ = ["router"]
+__all__ = ["plain_router", "router"]
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -110,3 +115,11 @@ def events(run_id: str, body: EventsIn, store: StoreDep,
 def finish(run_id: str, body: FinishIn, store: StoreDep, account: Writer) -> dict[str, Any]:
     """``done``, ``failed`` or ``stopped``; a second finish changes nothing."""
     return runs.finish_run(store, account, run_id, body.status, body.summary, body.adapter)
+
+
+plain_router = APIRouter(prefix="/runs", tags=["runs"])
+for _path, _endpoint, _model in (("", create, RunOut), ("/{run_id}/log", log, StoredOut),
+                                 ("/{run_id}/events", events, StoredOut),
+                                 ("/{run_id}/finish", finish, RunOut)):
+    plain_router.add_api_route(_path, _endpoint, methods=["POST"], response_model=_model,
+                               summary=f"{_endpoint.__name__} (as POST /v1/runs{_path})")
