@@ -35,16 +35,21 @@ __all__ = [
     "BACKEND",
     "KERNEL_BACKENDS",
     "NATIVE_ERROR",
+    "UNICODE_VERSION",
     "DecontamLines",
     "NgramIndex",
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
+    "count_digits",
+    "count_words",
     "embed",
     "embed_counts",
     "hack_text_features",
     "hash64",
     "kernel_names",
+    "lower",
+    "pinned_regex",
     "select_diverse",
     "sign_flip_means",
     "splitmix64_stream",
@@ -101,6 +106,20 @@ BACKEND: str = "rust" if _NATIVE is not None else "python"
 # Which backend serves each kernel function. A function the native module lacks (a kernel not
 # yet ported) is served by the pure backend and shows as "python" here and in `whileai info`.
 KERNEL_BACKENDS: dict[str, str] = {}
+
+
+# The pinned character classes (docs/kernels.md, "One Unicode version"): the Python code both
+# backends share reads text with these, never with the running Python's `re`/`str` tables.
+UNICODE_VERSION: str = _pure.UNICODE_VERSION
+lower = _pure.lower
+pinned_regex = _pure.pinned_regex
+count_digits = _pure.count_digits
+count_words = _pure.count_words
+if _NATIVE is not None and getattr(_NATIVE, "UNICODE_VERSION", UNICODE_VERSION) != UNICODE_VERSION:
+    raise BackendError(
+        f"whileai._native's tables are Unicode {_NATIVE.UNICODE_VERSION} but the pure ones are "
+        f"{UNICODE_VERSION}: rebuild the native module from this source"
+    )
 
 
 def _pick(name: str) -> Any:

@@ -1,23 +1,24 @@
 """hack_scan's text features: the reference kernel.
 
 ``hack_text_features(texts, final_chars, top)`` reads each row's agent text (already
-lowercased with ``str.lower()``) whose last ``final_chars`` code points are the final reply,
+lowercased, by ``tokenize.lower``) whose last ``final_chars`` code points are the final reply,
 and returns ``(counts, vocab, ptr, rows)``:
 
 - ``counts``: ``array('q')``, seven counts per row in ``COUNTS`` order (words of the final
-  reply by ``str.split()``, ``!``, ``?``, bullet lines, heading lines, code fences, digits by
-  ``str.isdigit``);
+  reply as ``str.split()`` counts them, ``!``, ``?``, bullet lines, heading lines, code fences,
+  digits as ``str.isdigit`` says);
 - ``vocab``: the auto tier's kept terms, ranked by how many rows contain them (ties by code
   point order), terms every row contains dropped, cut as ``ranked[:top]`` (``top=0``: none);
 - ``ptr``, ``rows``: ``array('q')``, the rows holding ``vocab[j]`` are
   ``rows[ptr[j]:ptr[j + 1]]``, ascending.
 
-A term is a maximal run of ``\\w`` or of ``[^\\w\\s]`` (``re`` semantics), or two adjacent ones
-joined by a space.
+A term is a word, a maximal run of ``\\w``, or two consecutive words joined by a space:
+punctuation only separates words. Every class (``\\w``, ``\\s``, ``\\d``, digits) is the
+committed tables' (``charclass``), never the running Python's.
 
->>> counts, vocab, ptr, rows = hack_text_features(["### done!", "ok"], [9, 2], 10)
->>> list(counts[:7]), vocab[:2]
-([2, 1, 0, 0, 1, 0, 0], ['!', '###'])
+>>> counts, vocab, ptr, rows = hack_text_features(["### all done!", "ok"], [13, 2], 10)
+>>> list(counts[:7]), vocab
+([3, 1, 0, 0, 1, 0, 0], ['all', 'all done', 'done', 'ok'])
 """
 
 from __future__ import annotations
@@ -28,19 +29,20 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
+from whileai._pure.charclass import count_digits, count_words, pinned_regex
 from whileai._pure.tokenize import check_texts
 
 __all__ = ["COUNTS", "hack_text_features"]
 
 COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
           "digits")
-_TERM = re.compile(r"\w+|[^\w\s]+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+_WORD = pinned_regex(r"\w+")
+_BULLET = pinned_regex(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_HEADING = pinned_regex(r"^\s*#{1,6}\s", re.MULTILINE)
 
 
 def _terms(text: str) -> set[str]:
-    tokens = _TERM.findall(text)
+    tokens = _WORD.findall(text)
     terms = set(tokens)
     terms.update(f"{a} {b}" for a, b in pairwise(tokens))
     return terms
@@ -63,8 +65,8 @@ def hack_text_features(
     for text, chars in zip(items, finals, strict=True):
         final = text[max(0, len(text) - chars):] if chars else ""
         counts.extend((
-            len(final.split()), text.count("!"), text.count("?"), len(_BULLET.findall(text)),
-            len(_HEADING.findall(text)), text.count("```"), sum(map(str.isdigit, text)),
+            count_words(final), text.count("!"), text.count("?"), len(_BULLET.findall(text)),
+            len(_HEADING.findall(text)), text.count("```"), count_digits(text),
         ))
     if top == 0:
         return counts, [], array("q", [0]), array("q")

@@ -1,0 +1,261 @@
+"""The pinned ``re``/``str`` character classes, and patterns that read only them.
+
+``\\w``, ``\\s``, ``\\d``, ``str.isdigit`` and ``re.IGNORECASE``'s letters follow the Unicode
+version of the Python that runs them (3.10: 13.0, 3.11: 14.0, 3.12: 15.0, 3.13: 15.1). Both
+backends read the committed tables of ``_unicode_data`` instead (one pinned version,
+``UNICODE_VERSION``; docs/kernels.md, "One Unicode version"): the Rust kernels directly,
+the pure ones through ``pinned_regex``, which rewrites a pattern so that ``re`` consults none
+of its own tables: ``\\w \\s \\d \\W \\S \\D`` become explicit classes, ``\\b`` and ``\\B``
+lookarounds over the word class, and under ``re.IGNORECASE`` each ASCII letter the explicit
+set of what matches it (``k``: ``k``, ``K`` and U+212A KELVIN SIGN), so the pattern is
+compiled without the flag.
+
+>>> pinned_regex(r"\\btests?\\s+pass\\b", re.IGNORECASE).search("All TESTS pass.").group()
+'TESTS pass'
+>>> pinned_regex(r"\\w+").findall("x\\U00031350y")  # CJK Extension H: Unicode 15.0, not 14.0
+['x', 'y']
+>>> count_digits("²3٣"), count_words(" a\\u3000b\\n")
+(3, 2)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from whileai._pure._unicode_data import (
+    RE_CLASSES,
+    RE_DECIMAL,
+    RE_DIGIT,
+    RE_FOLD,
+    RE_SPACE,
+    RE_WORD,
+    UNICODE_VERSION,
+)
+
+__all__ = ["UNICODE_VERSION", "count_digits", "count_words", "pinned_regex"]
+
+_SUPPORTED_FLAGS = re.IGNORECASE | re.MULTILINE
+
+
+def _ranges(bit: int) -> list[tuple[int, int]]:
+    """The ``(first, last)`` ranges of the code points holding class ``bit``, merged."""
+    out: list[tuple[int, int]] = []
+    for lo, hi, bits in RE_CLASSES:
+        if bits & bit:
+            if out and out[-1][1] == lo - 1:
+                out[-1] = (out[-1][0], hi)
+            else:
+                out.append((lo, hi))
+    return out
+
+
+def _members(ranges: Iterable[tuple[int, int]]) -> str:
+    """The inside of a character class matching ``ranges``."""
+    return "".join(re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+                   for lo, hi in ranges)
+
+
+_CLASS_BITS = {"w": RE_WORD, "s": RE_SPACE, "d": RE_DECIMAL}
+_INNER = {name: _members(_ranges(bit)) for name, bit in _CLASS_BITS.items()}
+_WORD = f"[{_INNER['w']}]"
+_ESCAPES = {
+    **{name: f"[{inner}]" for name, inner in _INNER.items()},
+    **{name.upper(): f"[^{inner}]" for name, inner in _INNER.items()},
+    "b": f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))",
+    "B": f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))",
+}
+_LITERAL_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
+# What re.IGNORECASE matches with each lowercase ASCII letter (its two cases and the tables').
+_CASES: dict[int, set[int]] = {c: {c, c - 32} for c in range(ord("a"), ord("z") + 1)}
+for _cp, _letter in RE_FOLD:
+    _CASES[_letter].add(_cp)
+_REPEAT = re.compile(r"\{\d*(?:,\d*)?\}")
+_DIGITS = re.compile(f"[{_members(_ranges(RE_DIGIT))}]")
+_NON_SPACE = re.compile(f"[^{_INNER['s']}]+")
+
+
+def _folded(cp: int) -> set[int]:
+    """The code points ``re.IGNORECASE`` matches with the ASCII character ``cp``."""
+    low = cp + 32 if ord("A") <= cp <= ord("Z") else cp
+    return _CASES.get(low, {cp})
+
+
+def _code_point_ranges(cps: Iterable[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for cp in sorted(set(cps)):
+        if out and out[-1][1] == cp - 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return out
+
+
+class _Translator:
+    """One pass over a pattern, writing its pinned equivalent (``pinned_regex``)."""
+
+    def __init__(self, pattern: str, ignorecase: bool) -> None:
+        self.src, self.at, self.ignorecase = pattern, 0, ignorecase
+        self.out: list[str] = []
+
+    def fail(self, what: str) -> ValueError:
+        return ValueError(f"pattern {self.src!r} at position {self.at}: {what} is not covered by "
+                          "the committed Unicode tables; write the pattern without it")
+
+    def literal(self, ch: str) -> str:
+        """A literal character, as a class of its case variants under IGNORECASE."""
+        if not self.ignorecase:
+            return re.escape(ch)
+        if not ch.isascii():
+            raise self.fail(f"the non-ASCII character {ch!r} under IGNORECASE")
+        variants = _folded(ord(ch))
+        if len(variants) == 1:
+            return re.escape(ch)
+        return f"[{_members(_code_point_ranges(variants))}]"
+
+    def escape(self, in_class: bool) -> tuple[str, int | None]:
+        """Read the escape after a backslash: (replacement, literal code point or None)."""
+        if self.at >= len(self.src):
+            raise self.fail("a trailing backslash")
+        e = self.src[self.at]
+        self.at += 1
+        if e in _LITERAL_ESCAPES:
+            return "", ord(_LITERAL_ESCAPES[e])
+        if e in _ESCAPES and not (in_class and e in "bB"):
+            return _ESCAPES[e], None
+        if not e.isascii() or e.isalnum():
+            raise self.fail(f"the escape \\{e}")
+        return "", ord(e)
+
+    def char_set(self) -> str:
+        """A ``[...]`` class (the ``[`` read): explicit members, folded under IGNORECASE."""
+        negated = self.src.startswith("^", self.at)
+        self.at += negated
+        cps: set[int] = set()
+        inner: list[str] = []
+        first = True
+        while True:
+            if self.at >= len(self.src):
+                raise self.fail("an unclosed class")
+            c = self.src[self.at]
+            self.at += 1
+            if c == "]" and not first:
+                break
+            first = False
+            lo: int
+            if c == "\\":
+                category, cp = self.escape(in_class=True)
+                if cp is None:
+                    if category.startswith("[^"):
+                        raise self.fail("a negated category inside a class")
+                    inner.append(category[1:-1])
+                    continue
+                lo = cp
+            else:
+                lo = ord(c)
+            hi = lo
+            after = self.src[self.at + 1 : self.at + 2]
+            if self.src.startswith("-", self.at) and after not in ("]", ""):
+                self.at += 1
+                h = self.src[self.at]
+                self.at += 1
+                if h == "\\":
+                    category, cp = self.escape(in_class=True)
+                    if cp is None:
+                        raise self.fail("a category as a range end")
+                    hi = cp
+                else:
+                    hi = ord(h)
+                if hi < lo:
+                    raise self.fail("a reversed range")
+            for cp in range(lo, hi + 1):
+                if self.ignorecase and not chr(cp).isascii():
+                    raise self.fail(f"the non-ASCII character {chr(cp)!r} under IGNORECASE")
+                cps |= _folded(cp) if self.ignorecase else {cp}
+        body = _members(_code_point_ranges(cps)) + "".join(inner)
+        return f"[{'^' if negated else ''}{body}]"
+
+    def group_open(self) -> str:
+        """The head of a group (the ``(`` read): kept as written, its name untouched."""
+        if not self.src.startswith("?", self.at):
+            return "("
+        for head in ("?:", "?=", "?!", "?<=", "?<!"):
+            if self.src.startswith(head, self.at):
+                self.at += len(head)
+                return "(" + head
+        if self.src.startswith("?P<", self.at):
+            end = self.src.find(">", self.at)
+            if end < 0:
+                raise self.fail("an unclosed group name")
+            head, self.at = self.src[self.at : end + 1], end + 1
+            return "(" + head
+        raise self.fail("this group kind (inline flags, conditionals, references)")
+
+    def run(self) -> str:
+        while self.at < len(self.src):
+            c = self.src[self.at]
+            self.at += 1
+            if c == "\\":
+                replacement, cp = self.escape(in_class=False)
+                self.out.append(replacement if cp is None else self.literal(chr(cp)))
+            elif c == "[":
+                self.out.append(self.char_set())
+            elif c == "(":
+                self.out.append(self.group_open())
+            elif c == "{" and (m := _REPEAT.match(self.src, self.at - 1)):
+                self.out.append(m.group())
+                self.at = m.end()
+            elif c in ".^$|)*+?":
+                self.out.append(c)
+            else:
+                self.out.append(self.literal(c))
+        return "".join(self.out)
+
+
+def pinned_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """Compile ``pattern`` so that it matches by the committed tables, not the running ``re``'s.
+
+    Args:
+        pattern: a regular expression of ASCII letters (under ``re.IGNORECASE``), classes,
+            groups (plain, ``(?:``, ``(?P<name>``, lookarounds), alternation, quantifiers and
+            the escapes ``\\w \\s \\d \\W \\S \\D \\b \\B`` and ``\\n \\t \\r \\f \\v``.
+        flags: ``re.IGNORECASE`` and ``re.MULTILINE`` only.
+
+    Returns:
+        The compiled pattern; it matches what ``re.compile(pattern, flags)`` matches on a
+        Python whose Unicode is ``UNICODE_VERSION``, on every Python.
+
+    Raises:
+        ValueError: a construct or flag whose meaning depends on the running ``re``'s tables
+            and that this rewrite does not cover (inline flags, ``\\N{...}``, a non-ASCII
+            letter under ``re.IGNORECASE``, ...).
+
+    >>> pinned_regex("ok", re.IGNORECASE).fullmatch("O\\u212a") is not None  # KELVIN SIGN
+    True
+    >>> pinned_regex("(?i)ok")
+    Traceback (most recent call last):
+    ...
+    ValueError: pattern '(?i)ok' at position 1: this group kind (inline flags, ...) is not ...
+    """
+    if flags & ~_SUPPORTED_FLAGS:
+        raise ValueError(f"pinned_regex takes re.IGNORECASE and re.MULTILINE only, got {flags!r}")
+    ignorecase = bool(flags & re.IGNORECASE)
+    return re.compile(_Translator(pattern, ignorecase).run(), flags & re.MULTILINE)
+
+
+def count_digits(text: str) -> int:
+    """How many code points of ``text`` are digits (``str.isdigit`` at the pinned Unicode).
+
+    >>> count_digits("a1²")
+    2
+    """
+    return len(_DIGITS.findall(text))
+
+
+def count_words(text: str) -> int:
+    """``len(text.split())`` at the pinned Unicode: runs of code points that are not ``\\s``.
+
+    >>> count_words("two words\\u2028")
+    2
+    """
+    return len(_NON_SPACE.findall(text))
