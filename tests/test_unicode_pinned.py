@@ -23,7 +23,7 @@ from types import ModuleType
 import pytest
 
 from whileai._pure import _unicode_data as tables
-from whileai._pure.charclass import pinned_regex
+from whileai._pure.charclass import STAND_INS, class_regex, class_text, pinned_regex
 from whileai._pure.tokenize import lower
 from whileai.simulations.clean.trace_batch import trace_patterns
 
@@ -83,9 +83,9 @@ def test_code_points_that_moved_get_the_pinned_answer(
     assert counts[6] == int(digit)
 
 
-def test_the_pure_patterns_read_no_class_of_the_running_re() -> None:
-    """Every trace pattern's pinned rewrite has no escape whose meaning comes from ``re``'s own
-    tables (``\\w \\s \\d \\b`` and their negations) and no ``re.IGNORECASE``."""
+def test_pinned_patterns_read_no_class_of_the_running_re() -> None:
+    """Every trace pattern's ``pinned_regex`` rewrite has no escape whose meaning comes from
+    ``re``'s own tables (``\\w \\s \\d \\b`` and their negations) and no ``re.IGNORECASE``."""
     uses_tables = re.compile(r"\\[wsdbWSDBAZ]")
     for pattern in trace_patterns():
         pinned = pinned_regex(pattern, re.IGNORECASE)
@@ -94,10 +94,29 @@ def test_the_pure_patterns_read_no_class_of_the_running_re() -> None:
         assert uses_tables.search(skipped) is None, pattern[:60]
 
 
+def test_the_stand_ins_mean_their_class_to_this_re() -> None:
+    """``class_text``'s alphabet: each stand-in is, to the running ``re`` and ``str``, exactly
+    the class it stands for, and has no case; the kept letters fold as the tables say. (On
+    every Python that runs this; the digests below compare Pythons.)"""
+    for bits, cp in STAND_INS.items():
+        ch = chr(cp)
+        got = (bool(re.fullmatch(r"\w", ch)) * tables.RE_WORD
+               | bool(re.fullmatch(r"\s", ch)) * tables.RE_SPACE
+               | bool(re.fullmatch(r"\d", ch)) * tables.RE_DECIMAL | ch.isdigit() * tables.RE_DIGIT)
+        assert got == bits, hex(cp)
+        assert [x for x in "abcdefghijklmnopqrstuvwxyz" if re.fullmatch(x, ch, re.I)] == []
+        assert class_text(ch) == ch
+    for cp, letter in tables.RE_FOLD:
+        assert class_text(chr(cp)) == chr(cp)
+        assert re.fullmatch(chr(letter), chr(cp), re.IGNORECASE), hex(cp)
+
+
 def test_pinned_regex_refuses_what_it_cannot_pin() -> None:
     for pattern, flags in [("(?i)a", 0), (r"\N{BULLET}", 0), ("é", re.IGNORECASE), ("a", re.X)]:
         with pytest.raises(ValueError, match=r"pattern|pinned_regex takes"):
             pinned_regex(pattern, flags)
+    with pytest.raises(ValueError, match="a non-ASCII character cannot match"):
+        class_regex("é")
 
 
 def test_rust_and_python_tables_are_the_same_tables() -> None:

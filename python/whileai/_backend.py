@@ -38,6 +38,7 @@ __all__ = [
     "UNICODE_VERSION",
     "DecontamLines",
     "NgramIndex",
+    "PinnedPattern",
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
@@ -113,6 +114,7 @@ KERNEL_BACKENDS: dict[str, str] = {}
 UNICODE_VERSION: str = _pure.UNICODE_VERSION
 lower = _pure.lower
 pinned_regex = _pure.pinned_regex
+PinnedPattern = _pure.PinnedPattern
 count_digits = _pure.count_digits
 count_words = _pure.count_words
 if _NATIVE is not None and getattr(_NATIVE, "UNICODE_VERSION", UNICODE_VERSION) != UNICODE_VERSION:

@@ -6,7 +6,13 @@ Import them through ``whileai._backend``, never directly (design section 4).
 from __future__ import annotations
 
 from whileai._pure.bootstrap import bootstrap_mean_diff, bootstrap_means, sign_flip_means
-from whileai._pure.charclass import UNICODE_VERSION, count_digits, count_words, pinned_regex
+from whileai._pure.charclass import (
+    UNICODE_VERSION,
+    PinnedPattern,
+    count_digits,
+    count_words,
+    pinned_regex,
+)
 from whileai._pure.decontam import DecontamLines
 from whileai._pure.embed import embed, embed_counts
 from whileai._pure.hack_text import hack_text_features
@@ -26,6 +32,7 @@ __all__ = [
     "UNICODE_VERSION",
     "DecontamLines",
     "NgramIndex",
+    "PinnedPattern",
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",

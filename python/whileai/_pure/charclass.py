@@ -21,7 +21,9 @@ compiled without the flag.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from whileai._pure._unicode_data import (
     RE_CLASSES,
@@ -33,7 +35,8 @@ from whileai._pure._unicode_data import (
     UNICODE_VERSION,
 )
 
-__all__ = ["UNICODE_VERSION", "count_digits", "count_words", "pinned_regex"]
+__all__ = ["STAND_INS", "UNICODE_VERSION", "PinnedPattern", "class_regex", "class_text",
+           "count_digits", "count_words", "pinned_regex"]
 
 _SUPPORTED_FLAGS = re.IGNORECASE | re.MULTILINE
 
@@ -56,15 +59,63 @@ def _members(ranges: Iterable[tuple[int, int]]) -> str:
                    for lo, hi in ranges)
 
 
+def _code_point_ranges(cps: Iterable[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for cp in sorted(set(cps)):
+        if out and out[-1][1] == cp - 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return out
+
+
 _CLASS_BITS = {"w": RE_WORD, "s": RE_SPACE, "d": RE_DECIMAL}
+
+
+def _escapes(inner: dict[str, str]) -> dict[str, str]:
+    """What each class escape becomes, given the inside of the ``\\w``, ``\\s``, ``\\d`` classes."""
+    word = f"[{inner['w']}]"
+    return {
+        **{name: f"[{members}]" for name, members in inner.items()},
+        **{name.upper(): f"[^{members}]" for name, members in inner.items()},
+        "b": f"(?:(?<={word})(?!{word})|(?<!{word})(?={word}))",
+        "B": f"(?:(?<={word})(?={word})|(?<!{word})(?!{word}))",
+    }
+
+
 _INNER = {name: _members(_ranges(bit)) for name, bit in _CLASS_BITS.items()}
-_WORD = f"[{_INNER['w']}]"
-_ESCAPES = {
-    **{name: f"[{inner}]" for name, inner in _INNER.items()},
-    **{name.upper(): f"[^{inner}]" for name, inner in _INNER.items()},
-    "b": f"(?:(?<={_WORD})(?!{_WORD})|(?<!{_WORD})(?={_WORD}))",
-    "B": f"(?:(?<={_WORD})(?={_WORD})|(?<!{_WORD})(?!{_WORD}))",
-}
+_ESCAPES = _escapes(_INNER)
+# The class alphabet of ``class_text``: every non-ASCII code point becomes a stand-in of its
+# class in the tables, one code point whose class and case no Unicode version since 1.1 has
+# changed (no class: SECTION SIGN; word: HEBREW LETTER ALEF; word and digit: SUPERSCRIPT TWO;
+# word, digit and decimal: ARABIC-INDIC DIGIT ZERO; space: IDEOGRAPHIC SPACE), except the letters
+# re.IGNORECASE equates with ASCII ones, kept as they are. Over that alphabet ``re``'s own
+# ``\\w \\s \\d \\b`` and case folding give the tables' answers on every Python (tested), so a
+# pattern runs as written and compiles as fast as it does for ``re``. The text keeps its length.
+_KEEP = frozenset(cp for cp, _ in RE_FOLD)
+STAND_INS = {0: 0xA7, RE_WORD: 0x5D0, RE_SPACE: 0x3000, RE_WORD | RE_DIGIT: 0xB2,
+             RE_WORD | RE_DECIMAL | RE_DIGIT: 0x660}
+_STARTS = [lo for lo, _, _ in RE_CLASSES]
+
+
+def _bits(cp: int) -> int:
+    """The class bits of one code point in the tables (0 for none)."""
+    i = bisect_right(_STARTS, cp) - 1
+    return RE_CLASSES[i][2] if i >= 0 and cp <= RE_CLASSES[i][1] else 0
+
+
+class _ClassMap:
+    """``str.translate``'s table for ``class_text`` (ASCII and ``_KEEP`` left as they are)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, cp: int) -> int:
+        if cp < 0x80 or cp in _KEEP:
+            raise LookupError(cp)
+        return STAND_INS[_bits(cp)]
+
+
+_CLASS_MAP = _ClassMap()
 _LITERAL_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
 # What re.IGNORECASE matches with each lowercase ASCII letter (its two cases and the tables').
 _CASES: dict[int, set[int]] = {c: {c, c - 32} for c in range(ord("a"), ord("z") + 1)}
@@ -81,16 +132,6 @@ def _folded(cp: int) -> set[int]:
     return _CASES.get(low, {cp})
 
 
-def _code_point_ranges(cps: Iterable[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for cp in sorted(set(cps)):
-        if out and out[-1][1] == cp - 1:
-            out[-1] = (out[-1][0], cp)
-        else:
-            out.append((cp, cp))
-    return out
-
-
 class _Translator:
     """One pass over a pattern, writing its pinned equivalent (``pinned_regex``)."""
 
@@ -104,10 +145,10 @@ class _Translator:
 
     def literal(self, ch: str) -> str:
         """A literal character, as a class of its case variants under IGNORECASE."""
+        if not ch.isascii() and self.ignorecase:
+            raise self.fail(f"the non-ASCII character {ch!r} under IGNORECASE")
         if not self.ignorecase:
             return re.escape(ch)
-        if not ch.isascii():
-            raise self.fail(f"the non-ASCII character {ch!r} under IGNORECASE")
         variants = _folded(ord(ch))
         if len(variants) == 1:
             return re.escape(ch)
@@ -168,9 +209,9 @@ class _Translator:
                     hi = ord(h)
                 if hi < lo:
                     raise self.fail("a reversed range")
+            if hi >= 0x80 and self.ignorecase:
+                raise self.fail(f"the non-ASCII character {chr(hi)!r} under IGNORECASE")
             for cp in range(lo, hi + 1):
-                if self.ignorecase and not chr(cp).isascii():
-                    raise self.fail(f"the non-ASCII character {chr(cp)!r} under IGNORECASE")
                 cps |= _folded(cp) if self.ignorecase else {cp}
         body = _members(_code_point_ranges(cps)) + "".join(inner)
         return f"[{'^' if negated else ''}{body}]"
@@ -239,8 +280,76 @@ def pinned_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """
     if flags & ~_SUPPORTED_FLAGS:
         raise ValueError(f"pinned_regex takes re.IGNORECASE and re.MULTILINE only, got {flags!r}")
-    ignorecase = bool(flags & re.IGNORECASE)
-    return re.compile(_Translator(pattern, ignorecase).run(), flags & re.MULTILINE)
+    translated = _Translator(pattern, bool(flags & re.IGNORECASE)).run()
+    return re.compile(translated, flags & re.MULTILINE)
+
+
+def class_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``pattern`` compiled for texts read through ``class_text``: an ASCII pattern, as written.
+
+    Over ``class_text``'s alphabet ``re`` matches what ``pinned_regex`` matches over the text
+    itself (the same spans and groups), at ``re``'s own compile and search speed; read spans
+    and group names from the match, and group texts from the original text by their spans.
+
+    Raises:
+        ValueError: a non-ASCII pattern character (it could only meet a stand-in), or a flag
+            other than ``re.IGNORECASE`` and ``re.MULTILINE``.
+
+    >>> class_regex(r"\\bok\\b", re.IGNORECASE).search(class_text("注文 OK")).span()
+    (3, 5)
+    """
+    if flags & ~_SUPPORTED_FLAGS:
+        raise ValueError(f"class_regex takes re.IGNORECASE and re.MULTILINE only, got {flags!r}")
+    if not pattern.isascii():
+        at = next(i for i, c in enumerate(pattern) if not c.isascii())
+        raise ValueError(f"pattern {pattern!r} at position {at}: a non-ASCII character cannot "
+                         "match a text read through class_text; write the pattern in ASCII")
+    return re.compile(pattern, flags)
+
+
+def class_text(text: str) -> str:
+    """``text`` with each non-ASCII code point replaced by its class in ``class_regex``'s
+    alphabet (the letters ``re.IGNORECASE`` equates with ASCII ones kept), the same length.
+
+    >>> class_text("ok İ 注文 ٣ ² x\\u3000\\ud800")
+    'ok İ אא ٠ ² x\\u3000§'
+
+    """
+    return text if text.isascii() else text.translate(_CLASS_MAP)
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedPattern:
+    """A pattern matched by the committed tables on any text: ``class_regex`` over ``class_text``.
+
+    ``search``, ``match`` and ``finditer`` take the original text and return ``re`` matches over
+    its ``class_text``: spans, ``lastgroup`` and which named groups took part are the original's;
+    take a group's text from the original by its span. ``source`` is the pattern as written
+    (what the Rust matcher compiles).
+
+    >>> p = PinnedPattern.compile(r"\\bsk-\\w+", re.IGNORECASE)
+    >>> text = "key: SK-注文x"
+    >>> m = p.search(text)
+    >>> text[m.start():m.end()], p.source
+    ('SK-注文x', '\\\\bsk-\\\\w+')
+    """
+
+    source: str
+    regex: re.Pattern[str]
+
+    @classmethod
+    def compile(cls, source: str, flags: int = 0) -> PinnedPattern:
+        """Compile ``source`` (``class_regex``'s subset; ``re.IGNORECASE``, ``re.MULTILINE``)."""
+        return cls(source=source, regex=class_regex(source, flags))
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.regex.search(class_text(text), pos)
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.regex.match(class_text(text), pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.regex.finditer(class_text(text))
 
 
 def count_digits(text: str) -> int:

@@ -64,11 +64,12 @@ def tokenize(text: str, numbers: bool = False) -> list[str]:
 def lower(text: str) -> str:
     """``text`` lowercased by the committed one-to-one table (the same on every Python).
 
-    Unlike ``str.lower()`` it maps each code point to one (U+0130 to "i", a final sigma to
-    "σ"), so a suffix keeps its length, and it follows the pinned Unicode version.
+    Unlike ``str.lower()`` it maps each code point to one code point (a final sigma to "σ";
+    U+0130, whose lowercase is two code points, stays), so a suffix keeps its length, and it
+    follows the pinned Unicode version.
 
     >>> lower("ÀB İΣ")
-    'àb iσ'
+    'àb İσ'
     """
     return text.lower() if text.isascii() else text.translate(_LOWER_TABLE)
 
