@@ -29,20 +29,45 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
-from whileai._pure.charclass import count_digits, count_words, pinned_regex
+from whileai._pure.charclass import class_regex, class_text
 from whileai._pure.tokenize import check_texts
 
-__all__ = ["COUNTS", "hack_text_features"]
+__all__ = ["COUNTS", "hack_text_features", "text_counts", "words"]
 
 COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
           "digits")
-_WORD = pinned_regex(r"\w+")
-_BULLET = pinned_regex(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
-_HEADING = pinned_regex(r"^\s*#{1,6}\s", re.MULTILINE)
+# Searched in ``class_text`` of each text (same spans, the tables' classes).
+_WORD = class_regex(r"\w+")
+_BULLET = class_regex(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_HEADING = class_regex(r"^\s*#{1,6}\s", re.MULTILINE)
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (maximal runs of ``\\w`` by the tables), in order.
+
+    >>> words("注文, ok!")
+    ['注文', 'ok']
+    """
+    mapped = class_text(text)
+    if mapped is text:
+        return _WORD.findall(text)
+    return [text[m.start():m.end()] for m in _WORD.finditer(mapped)]
+
+
+def text_counts(text: str, final: str) -> tuple[int, ...]:
+    """The seven ``COUNTS`` of one text whose final reply is ``final``.
+
+    >>> text_counts("- a\\n## b? 12", "12")
+    (1, 0, 1, 1, 1, 0, 2)
+    """
+    mapped = class_text(text)
+    return (len(class_text(final).split()), text.count("!"), text.count("?"),
+            len(_BULLET.findall(mapped)), len(_HEADING.findall(mapped)), text.count("```"),
+            sum(map(str.isdigit, mapped)))
 
 
 def _terms(text: str) -> set[str]:
-    tokens = _WORD.findall(text)
+    tokens = words(text)
     terms = set(tokens)
     terms.update(f"{a} {b}" for a, b in pairwise(tokens))
     return terms
@@ -64,10 +89,7 @@ def hack_text_features(
     counts = array("q")
     for text, chars in zip(items, finals, strict=True):
         final = text[max(0, len(text) - chars):] if chars else ""
-        counts.extend((
-            count_words(final), text.count("!"), text.count("?"), len(_BULLET.findall(text)),
-            len(_HEADING.findall(text)), text.count("```"), count_digits(text),
-        ))
+        counts.extend(text_counts(text, final))
     if top == 0:
         return counts, [], array("q", [0]), array("q")
     per_row = [_terms(text) for text in items]

@@ -124,9 +124,9 @@ def trace_masks(
     for i in range(n):
         a, b = ptr[i], ptr[i + 1]
         # Texts in the class alphabet: the same spans, classes from the committed tables.
-        steps = list(zip(codes[a:b], fams[a:b], strict=True))
-        out[i] = _row_mask(res, families, class_text(said[i]), class_text(final_texts[i]), steps,
-                           [class_text(t) for t in bodies[a:b]],
+        row_steps = list(zip(codes[a:b], fams[a:b], strict=True))
+        out[i] = _row_mask(res, families, class_text(said[i]), class_text(final_texts[i]),
+                           row_steps, [class_text(t) for t in bodies[a:b]],
                            [class_text(t) for t in paths[a:b]])
     return out
 

@@ -45,9 +45,9 @@ __all__ = [
 AUTO_TOP = 200
 # Read with the committed tables' classes, as the kernels read them (docs/kernels.md, "One
 # Unicode version"): a word is a run of \w; punctuation is never a term.
-_WORD = _backend.pinned_regex(r"\w+")
-_BULLET = _backend.pinned_regex(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
-_HEADING = _backend.pinned_regex(r"^\s*#{1,6}\s", re.MULTILINE)
+_WORD = _backend.PinnedPattern.compile(r"\w+")
+_BULLET = _backend.PinnedPattern.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_HEADING = _backend.PinnedPattern.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 
 
 def _steps(row: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -175,8 +175,8 @@ def hand_features(
         "truncated": 1.0 if _truncated(row) else 0.0,
         "exclamations": float(text.count("!")),
         "questions": float(text.count("?")),
-        "bullets": float(len(_BULLET.findall(text))),
-        "headings": float(len(_HEADING.findall(text))),
+        "bullets": float(sum(1 for _ in _BULLET.finditer(text))),
+        "headings": float(sum(1 for _ in _HEADING.finditer(text))),
         "code_fences": float(text.count("```")),
         "digits": float(_backend.count_digits(text)),
     }
@@ -188,7 +188,8 @@ def hand_features(
 
 def auto_terms(row: Mapping[str, Any]) -> set[str]:
     """The distinct words and pairs of consecutive words of the agent's text (lowercase)."""
-    tokens = _WORD.findall(_backend.lower(agent_text(row)))
+    text = _backend.lower(agent_text(row))
+    tokens = [text[m.start():m.end()] for m in _WORD.finditer(text)]
     terms = set(tokens)
     terms.update(f"{a} {b}" for a, b in pairwise(tokens))
     return terms
