@@ -50,7 +50,6 @@ __all__ = [
     "hash64",
     "kernel_names",
     "lower",
-    "pinned_regex",
     "select_diverse",
     "sign_flip_means",
     "splitmix64_stream",
@@ -89,10 +88,12 @@ def _load_native() -> tuple[ModuleType | None, str | None]:
             ) from exc
         return None, reason
     native_version = getattr(native, "__version__", None)
-    if native_version != __version__:
+    native_unicode = getattr(native, "UNICODE_VERSION", _pure.UNICODE_VERSION)
+    if native_version != __version__ or native_unicode != _pure.UNICODE_VERSION:
         reason = (
-            f"whileai._native is version {native_version!r} but the package is {__version__!r}: "
-            "rebuild it with `maturin develop --release`"
+            f"whileai._native is version {native_version!r} (Unicode {native_unicode}) but the "
+            f"package is {__version__!r} (Unicode {_pure.UNICODE_VERSION}): rebuild it with "
+            "`maturin develop --release`"
         )
         if flag("REQUIRE_NATIVE"):
             raise BackendError(reason + "; WHILEAI_REQUIRE_NATIVE is set.")
@@ -113,15 +114,9 @@ KERNEL_BACKENDS: dict[str, str] = {}
 # backends share reads text with these, never with the running Python's `re`/`str` tables.
 UNICODE_VERSION: str = _pure.UNICODE_VERSION
 lower = _pure.lower
-pinned_regex = _pure.pinned_regex
 PinnedPattern = _pure.PinnedPattern
 count_digits = _pure.count_digits
 count_words = _pure.count_words
-if _NATIVE is not None and getattr(_NATIVE, "UNICODE_VERSION", UNICODE_VERSION) != UNICODE_VERSION:
-    raise BackendError(
-        f"whileai._native's tables are Unicode {_NATIVE.UNICODE_VERSION} but the pure ones are "
-        f"{UNICODE_VERSION}: rebuild the native module from this source"
-    )
 
 
 def _pick(name: str) -> Any:

@@ -11,7 +11,6 @@ from whileai._pure.charclass import (
     PinnedPattern,
     count_digits,
     count_words,
-    pinned_regex,
 )
 from whileai._pure.decontam import DecontamLines
 from whileai._pure.embed import embed, embed_counts
@@ -43,7 +42,6 @@ __all__ = [
     "hack_text_features",
     "hash64",
     "lower",
-    "pinned_regex",
     "select_diverse",
     "sign_flip_means",
     "splitmix64_stream",
