@@ -21,9 +21,19 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from whileai._pure import _unicode_data as tables
-from whileai._pure.charclass import STAND_INS, class_regex, class_text, pinned_regex
+from whileai._pure.charclass import (
+    STAND_INS,
+    class_regex,
+    class_text,
+    count_digits,
+    count_words,
+    pinned_regex,
+)
+from whileai._pure.hack_text import text_counts, words
 from whileai._pure.tokenize import lower
 from whileai.simulations.clean.trace_batch import trace_patterns
 
@@ -198,3 +208,33 @@ def test_other_pythons_give_the_same_answers() -> None:
     _, here = _digest(sys.executable)
     got = {python: _digest(python) for python in others}
     assert {python: digest for python, (_, digest) in got.items()} == dict.fromkeys(others, here)
+
+
+def test_info_prints_the_pinned_unicode(capsys: pytest.CaptureFixture[str]) -> None:
+    from whileai.cli import main
+
+    assert main(["info"]) == 0
+    assert f"unicode: {tables.UNICODE_VERSION} (committed tables" in capsys.readouterr().out
+
+
+_DIGIT_RANGES = [(lo, hi) for lo, hi, bits in tables.RE_CLASSES if bits & tables.RE_DIGIT]
+_REFERENCE = {  # the hack-text patterns by the other construction (explicit classes)
+    "words": pinned_regex(r"\w+"),
+    "bullets": pinned_regex(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE),
+    "headings": pinned_regex(r"^\s*#{1,6}\s", re.MULTILINE),
+    "split": pinned_regex(r"\S+"),
+}
+
+
+@settings(deadline=None, max_examples=300)
+@given(text=st.text(st.characters(codec="utf-8")) | st.lists(st.sampled_from(
+    ["- ", "1. ", "٣) ", "# ", "\n", "\u3000", "\u2028", "\x1c", "注文", "²", "x_1", "!", "•",
+     "\U00031350", "\u0870", "\U00011f50", "İ", "\u212a", " "]), max_size=12).map("".join))
+def test_the_class_alphabet_reads_text_as_the_explicit_classes(text: str) -> None:
+    assert words(text) == _REFERENCE["words"].findall(text)
+    counts = text_counts(text, text)
+    assert counts[0] == len(_REFERENCE["split"].findall(text)) == count_words(text)
+    assert counts[3] == len(_REFERENCE["bullets"].findall(text))
+    assert counts[4] == len(_REFERENCE["headings"].findall(text))
+    want = sum(any(lo <= ord(c) <= hi for lo, hi in _DIGIT_RANGES) for c in text)
+    assert counts[6] == want == count_digits(text)

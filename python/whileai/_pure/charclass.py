@@ -3,12 +3,13 @@
 ``\\w``, ``\\s``, ``\\d``, ``str.isdigit`` and ``re.IGNORECASE``'s letters follow the Unicode
 version of the Python that runs them (3.10: 13.0, 3.11: 14.0, 3.12: 15.0, 3.13: 15.1). Both
 backends read the committed tables of ``_unicode_data`` instead (one pinned version,
-``UNICODE_VERSION``; docs/kernels.md, "One Unicode version"): the Rust kernels directly,
-the pure ones through ``pinned_regex``, which rewrites a pattern so that ``re`` consults none
-of its own tables: ``\\w \\s \\d \\W \\S \\D`` become explicit classes, ``\\b`` and ``\\B``
-lookarounds over the word class, and under ``re.IGNORECASE`` each ASCII letter the explicit
-set of what matches it (``k``: ``k``, ``K`` and U+212A KELVIN SIGN), so the pattern is
-compiled without the flag.
+``UNICODE_VERSION``; docs/kernels.md, "One Unicode version"): the Rust kernels directly, the
+pure ones by searching ``class_text(text)``, where each non-ASCII code point stands replaced by
+a stand-in of its class in the tables (``PinnedPattern``, ``class_regex``). ``pinned_regex`` is
+the other construction, the reference the tests hold them to: it rewrites a pattern so that
+``re`` consults none of its own tables (``\\w \\s \\d \\W \\S \\D`` as explicit classes,
+``\\b`` and ``\\B`` as lookarounds over the word class, and under ``re.IGNORECASE`` each ASCII
+letter as the explicit set of what matches it: ``k``, ``K`` and U+212A KELVIN SIGN).
 
 >>> pinned_regex(r"\\btests?\\s+pass\\b", re.IGNORECASE).search("All TESTS pass.").group()
 'TESTS pass'
@@ -106,8 +107,9 @@ def _bits(cp: int) -> int:
 
 
 class _ClassMap(dict[int, int]):
-    """``str.translate``'s table for ``class_text``: filled as code points are met (a lookup in
-    C for every code point seen before), ASCII and ``_KEEP`` mapped to themselves."""
+    """``str.translate``'s table for ``class_text``, ASCII and ``_KEEP`` mapped to themselves:
+    a memo filled as code points are met (each value a function of its key alone), so every
+    code point seen before is a lookup in C."""
 
     def __missing__(self, cp: int) -> int:
         out = cp if cp < 0x80 or cp in _KEEP else STAND_INS[_bits(cp)]
