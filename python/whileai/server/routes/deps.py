@@ -33,7 +33,7 @@ _bearers = {c: HTTPBearer(auto_error=False, scheme_name=c.value, description=_WH
             for c in Capability}
 _optional = HTTPBearer(auto_error=False, scheme_name="optional",
                        description="no credential, or one that may read (shows private ones)")
-_api_key = APIKeyHeader(name="X-Api-Key", auto_error=False,
+_api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, scheme_name="x-api-key",
                         description="the same credential as a plain header (Bearer wins)")
 
 
