@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from whileai.server.pages import session, views
+from whileai.server.pages import render, rows, session, views
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
+router.include_router(render.router)
 router.include_router(session.router)
+router.include_router(rows.router)
 router.include_router(views.router)

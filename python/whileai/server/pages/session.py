@@ -7,13 +7,11 @@ SameSite=Strict, so page forms cannot be posted from another site.
 
 from __future__ import annotations
 
-from html import escape
-
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from whileai.server.errors import ApiError
-from whileai.server.pages.layout import document
+from whileai.server.pages.render import render
 from whileai.server.routes.deps import StoreDep
 from whileai.server.services import Account, Store
 from whileai.server.services.accounts import authenticate, issue_delegated
@@ -36,15 +34,9 @@ def page_account(store: Store, request: Request) -> Account | None:
         return None
 
 
-def _form(message: str = "") -> str:
-    note = f'<p class="warn" role="alert">{escape(message)}</p>' if message else ""
-    return document("Sign in", f"""<h1>Sign in</h1>{note}
-<form method="post" action="/signin">
-<p><label for="key">API key</label><br>
-<input id="key" name="key" type="password" autocomplete="off" size="48" required autofocus></p>
-<p><button type="submit">Sign in</button></p></form>
-<p class="muted">A server admin mints keys with <code>whileai serve --create-key NAME</code>.
-The public <a href="/catalog">catalog</a> needs no key.</p>""", signed_in=False)
+def _form(message: str = "", status_code: int = 200) -> HTMLResponse:
+    return render("signin.html", status_code, title="Sign in", message=message,
+                  signed_in=False)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -52,11 +44,11 @@ def home(request: Request, store: StoreDep) -> Response:
     """The datasets when signed in, else the sign-in form."""
     if page_account(store, request) is not None:
         return RedirectResponse("/datasets", status_code=303)
-    return HTMLResponse(_form())
+    return _form()
 
 
 @router.get("/signin", response_class=HTMLResponse)
-def signin_form() -> str:
+def signin_form() -> Response:
     """The sign-in form."""
     return _form()
 
@@ -67,7 +59,7 @@ def signin(store: StoreDep, key: str = Form(...)) -> Response:
     try:
         account = authenticate(store, key.strip())
     except ApiError:
-        return HTMLResponse(_form("That key was refused."), status_code=401)
+        return _form("That key was refused.", 401)
     credential = issue_delegated(store, account, ttl_seconds=TTL, name="pages")["credential"]
     response = RedirectResponse("/datasets", status_code=303)
     response.set_cookie(COOKIE, credential, max_age=TTL, httponly=True, samesite="strict")

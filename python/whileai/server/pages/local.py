@@ -1,0 +1,64 @@
+"""``whileai view``'s app: the row pages over one local source, on 127.0.0.1, no account.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
+>>> _ = path.write_text('{"prompt": "a", "reward": 1}\\n')
+>>> app = viewer_app(path)
+>>> app.state.viewer.name, len(app.state.viewer.index)
+('rows.jsonl', 1)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse, Response
+
+from whileai._version import __version__
+from whileai.server.pages import render, rows
+from whileai.server.pages.rows import LOCAL_ID, Viewer
+from whileai.server.pages.rowsource import open_local
+
+__all__ = ["serve", "viewer_app"]
+
+
+def viewer_app(path: str | Path, *, show_privileged: bool = False,
+               annotator: str = "local") -> FastAPI:
+    """The viewer for the rows at ``path`` (indexed once, here)."""
+    source = open_local(path)
+    app = FastAPI(title="whileai view", version=__version__, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.viewer = Viewer(name=source.path.name, index=source.index, labels=source.labels,
+                              show_privileged=show_privileged, annotator=annotator)
+    app.include_router(render.router)
+    app.include_router(rows.router)
+
+    @app.get("/", include_in_schema=False)
+    def home() -> Response:
+        return RedirectResponse(f"/datasets/{LOCAL_ID}/rows", status_code=303)
+
+    return app
+
+
+def serve(app: Any, *, port: int, open_browser: bool) -> None:
+    """Serve ``app`` on 127.0.0.1 until interrupted, printing the URL (and opening it)."""
+    import socket
+    import sys
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", port))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/datasets/{LOCAL_ID}/rows"
+    viewer: Viewer = app.state.viewer
+    print(f"whileai view: {len(viewer.index)} rows of {viewer.name} at {url} "
+          f"(labels go to {viewer.labels}); Ctrl-C stops", file=sys.stderr, flush=True)
+    if open_browser:
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           timeout_graceful_shutdown=2))
+    server.run(sockets=[sock])
