@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +16,12 @@ import pytest
 import requests
 
 import whileai.simulations as zps
+from browser import chromium_or_skip, open_browser
+from browser import problems as _problems
 from platform_server import require_server_extra
 
 require_server_extra()
-webdriver = pytest.importorskip("selenium.webdriver")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and DRIVER):
-    pytest.skip("Debian's chromium and chromium-driver are not installed (make test installs "
-                "them)", allow_module_level=True)
+chromium_or_skip()
 
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -35,17 +31,7 @@ ARTIFACTS = Path(os.environ.get("WHILEAI_ARTIFACTS")
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1200,1600", "--no-first-run", "--disable-extensions",
-                 "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(60)
+    driver = open_browser()
     try:
         yield driver
     finally:
@@ -99,21 +85,6 @@ def seeded(platform_server: Any, tmp_path_factory: pytest.TempPathFactory) -> di
             else:
                 os.environ[k] = v
     return {"url": url, "key": key, "dataset": child["datasetId"], "run": run.id}
-
-
-def _problems(driver: Any) -> list[str]:
-    """Console errors and failed requests since the last call."""
-    out = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        params = message.get("params", {})
-        if message["method"] == "Network.loadingFailed" and not params.get("canceled"):
-            out.append(f"failed request: {params.get('errorText')}")
-        if message["method"] == "Network.responseReceived":
-            status = params["response"]["status"]
-            if status >= 400:
-                out.append(f"HTTP {status} for {params['response']['url']}")
-    return out
 
 
 @pytest.fixture
