@@ -89,5 +89,13 @@ def synthetic_rows(n: int) -> list[dict[str, Any]]:
                                     "persona": ("first_time", "regular")[task % 2],
                                     "intent": "do_task"},
             "markers": {"no_hedging": float(i % 11 != 0)},
+            "messages": [
+                {"role": "system", "content": "Help customers with orders."},
+                {"role": "user", "content": f"where is order ORD-{task:05d}? it was due"},
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_0", "type": "function", "function": {
+                        "name": "get_order", "arguments": f'{{"order_id": "ORD-{task:05d}"}}'}}]},
+                {"role": "tool", "tool_call_id": "call_0", "content": '{"status": "ok"}'},
+                {"role": "assistant", "content": f"Order ORD-{task:05d} is on its way."}],
         })
     return out

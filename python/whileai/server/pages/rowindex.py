@@ -3,10 +3,11 @@
 Built in one streaming pass over a source's lines (``rowsource``), it keeps per row only what
 the row list needs (a short ask, the facet values, a lower-cased haystack) and where the full
 row lives (a byte offset in a plain file, or the line itself for gzip, Parquet and server
-parts). Each facet value is a Python ``int`` used as a bitset over row positions, so a filter
-is a few ``&``/``|`` of big integers, a count is ``int.bit_count`` and the count of every facet
-value under the other facets' filters (what a user sees next to each checkbox) costs one
-``&`` per value: 100,000 rows filter and page in milliseconds (``benches/bench_viewer.py``).
+parts). Each facet value is a Python ``int`` used as a bitset over row positions (tasks, one
+per few rows, are position lists instead), so a filter is a few ``&``/``|`` of big integers,
+a count is ``int.bit_count``, and the count of every facet value under the other facets'
+filters (what a user sees next to each checkbox) costs one ``&`` per value: 100,000 rows
+filter and page in tens of milliseconds (``benches/bench_viewer.py``).
 
 >>> index = build_index([b'{"prompt": "hi", "reward": 1, "steps": [{"tool": "get"}]}',
 ...                      b'{"prompt": "bye", "reward": 0, "judge_status": "ok"}'])
@@ -18,9 +19,10 @@ value under the other facets' filters (what a user sees next to each checkbox) c
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from whileai.errors import RowError
 
@@ -35,6 +37,7 @@ FACETS: dict[str, str] = {
     "labelled": "hand label", "task": "task",
 }
 SORTS = ("position", "reward", "task", "tool_calls", "length")
+_MANY_SHOWN = 50
 _TEXT_LIMIT = 4000
 _ASK_LIMIT = 160
 
@@ -125,9 +128,8 @@ class Found:
     counts: dict[str, dict[str, int]]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Summary:
-    """What the list shows of one row without reading it again."""
+class Summary(NamedTuple):
+    """What the list shows of one row without reading it again (a tuple: 100,000 are made)."""
 
     task: str
     rollout: int | None
@@ -147,6 +149,7 @@ class RowIndex:
     summaries: tuple[Summary, ...]
     bits: dict[str, dict[str, int]]
     texts: tuple[str, ...]
+    all_tasks: dict[str, int]
     orders: dict[str, tuple[int, ...]]
     by_task: dict[str, tuple[int, ...]]
     fetch: Callable[[int], bytes]
@@ -170,7 +173,11 @@ class RowIndex:
     def _mask(self, facets: Mapping[str, tuple[str, ...]], skip: str = "") -> int:
         mask = (1 << len(self.summaries)) - 1
         for name, wanted in facets.items():
-            if name == skip or not wanted or name not in self.bits:
+            if name == skip or not wanted or name not in FACETS:
+                continue
+            if name == "task":  # no bitset per task: one per few rows would cost N^2/8 bytes
+                mask &= _bitset([p for v in wanted for p in self.by_task.get(v, ())],
+                                len(self.summaries))
                 continue
             values = self.bits[name]
             union = 0
@@ -183,11 +190,18 @@ class RowIndex:
         needle = text.lower().strip()
         if not needle:
             return (1 << len(self.summaries)) - 1
-        flags = bytearray((len(self.summaries) + 7) // 8)
-        for i, hay in enumerate(self.texts):
-            if needle in hay:
-                flags[i >> 3] |= 1 << (i & 7)
-        return int.from_bytes(flags, "little")
+        return _bitset([i for i, hay in enumerate(self.texts) if needle in hay],
+                       len(self.summaries))
+
+    def _task_counts(self, mask: int) -> dict[str, int]:
+        """Tasks over the rows in ``mask``, most common first, the first ``_MANY_SHOWN`` (a
+        tally over the matching rows: tasks have no bitsets)."""
+        if mask == (1 << len(self.summaries)) - 1:
+            return self.all_tasks
+        flags = mask.to_bytes((len(self.summaries) + 8) // 8, "little")
+        tally = Counter(s.task for i, s in enumerate(self.summaries)
+                        if flags[i >> 3] >> (i & 7) & 1)
+        return dict(tally.most_common(_MANY_SHOWN))
 
     def query(self, query: Query) -> Found:
         """The page ``query`` asks for, its total, and each facet value's count under the
@@ -197,12 +211,15 @@ class RowIndex:
         text = self._text_mask(query.text)
         mask = self._mask(query.facets) & text
         counts: dict[str, dict[str, int]] = {}
-        for name, values in self.bits.items():
+        flags = mask.to_bytes((len(self.summaries) + 8) // 8, "little")
+        for name in FACETS:
             others = (self._mask(query.facets, skip=name) & text) if query.facets.get(name) \
                 else mask
-            counts[name] = {v: (b & others).bit_count() for v, b in values.items()}
+            if name == "task":
+                counts[name] = self._task_counts(others)
+            else:
+                counts[name] = {v: (b & others).bit_count() for v, b in self.bits[name].items()}
         total = mask.bit_count()
-        flags = mask.to_bytes((len(self.summaries) + 8) // 8, "little")
         order = self.orders[query.sort]
         start, stop = query.page * query.size, (query.page + 1) * query.size
         page: list[int] = []
@@ -244,7 +261,7 @@ def build_index(lines: Iterable[bytes | tuple[bytes, str]], *,
     kept: list[bytes] = []
     summaries: list[Summary] = []
     texts: list[str] = []
-    members: dict[str, dict[str, list[int]]] = {name: {} for name in FACETS}
+    members: dict[str, dict[str, list[int]]] = {name: {} for name in FACETS if name != "task"}
     by_task: dict[str, list[int]] = {}
     for number, item in enumerate(lines, start=1):
         line, split = item if isinstance(item, tuple) else (item, "")
@@ -261,21 +278,20 @@ def build_index(lines: Iterable[bytes | tuple[bytes, str]], *,
         if fetch is None:
             kept.append(bytes(line))
         values = facet_values(row, split)
+        task = values.pop("task")[0]
         for name, found in values.items():
             table = members[name]
             for value in found:
                 table.setdefault(value, []).append(position)
-        task = values["task"][0]
         by_task.setdefault(task, []).append(position)
         steps = typed(row, "steps", list)
         rollout = row.get("rollout_index")
         summaries.append(Summary(
-            task=task, rollout=rollout if isinstance(rollout, int) else None,
-            ask=str(row.get("prompt") or "")[:_ASK_LIMIT], reward=_reward(row.get("reward")),
-            status=values["judge_status"][0],
-            faults=tuple(v for v in values["fault"] if v != "none"),
-            seeded=tuple(v for v in values["seeded"] if v != "none"), tool_calls=len(steps),
-            length=len(str(row.get("final_text") or ""))))
+            task, rollout if isinstance(rollout, int) else None,
+            str(row.get("prompt") or "")[:_ASK_LIMIT], _reward(row.get("reward")),
+            values["judge_status"][0], tuple(v for v in values["fault"] if v != "none"),
+            tuple(v for v in values["seeded"] if v != "none"), len(steps),
+            len(str(row.get("final_text") or ""))))
         texts.append(_haystack(row))
     positions = range(len(summaries))
     bits = {name: {value: _bitset(found, len(summaries)) for value, found in sorted(table.items())}
@@ -289,6 +305,8 @@ def build_index(lines: Iterable[bytes | tuple[bytes, str]], *,
         "tool_calls": tuple(sorted(positions, key=lambda i: summaries[i].tool_calls)),
         "length": tuple(sorted(positions, key=lambda i: summaries[i].length)),
     }
-    return RowIndex(summaries=tuple(summaries), bits=bits, texts=tuple(texts), orders=orders,
+    tasks = Counter({task: len(found) for task, found in by_task.items()})
+    return RowIndex(summaries=tuple(summaries), bits=bits, texts=tuple(texts),
+                    all_tasks=dict(tasks.most_common(_MANY_SHOWN)), orders=orders,
                     by_task={k: tuple(v) for k, v in by_task.items()},
                     fetch=fetch if fetch is not None else kept.__getitem__)
