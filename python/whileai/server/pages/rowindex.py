@@ -245,13 +245,14 @@ def _bitset(positions: list[int], size: int) -> int:
     return int.from_bytes(flags, "little")
 
 
-def build_index(lines: Iterable[bytes | tuple[bytes, str]], *,
+def build_index(lines: Iterable[bytes | tuple[bytes, str, str]], *,
                 fetch: Callable[[int], bytes] | None = None) -> RowIndex:
     """Index ``lines`` (one JSON row each) in one pass.
 
     Args:
-        lines: the rows' JSON lines in order, each alone or with the split it came from (a
-            Hugging Face folder's file) as ``(line, split)``; blank lines are not rows.
+        lines: the rows' JSON lines in order, each alone or as ``(line, split, where)``: the
+            split it came from (a Hugging Face folder's file) and where it is, for errors
+            (``rows.jsonl: line 3``); blank lines are not rows.
         fetch: reads row ``i``'s line again (blank lines not counted); without it the lines
             are kept in memory.
 
@@ -264,16 +265,15 @@ def build_index(lines: Iterable[bytes | tuple[bytes, str]], *,
     members: dict[str, dict[str, list[int]]] = {name: {} for name in FACETS if name != "task"}
     by_task: dict[str, list[int]] = {}
     for number, item in enumerate(lines, start=1):
-        line, split = item if isinstance(item, tuple) else (item, "")
+        line, split, where = item if isinstance(item, tuple) else (item, "", f"line {number}")
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except ValueError as exc:
-            raise RowError(f"line {number}: not valid JSON ({exc}); fix or drop the line") \
-                from exc
+            raise RowError(f"{where}: not valid JSON ({exc}); fix or drop the line") from exc
         if not isinstance(row, dict):
-            raise RowError(f"line {number}: a {type(row).__name__}, not a row object")
+            raise RowError(f"{where}: a {type(row).__name__}, not a row object")
         position = len(summaries)
         if fetch is None:
             kept.append(bytes(line))

@@ -47,32 +47,35 @@ def _is_gzip(path: Path) -> bool:
         return handle.read(2) == _GZIP
 
 
-def _plain(path: Path, offsets: array[int], files: list[tuple[Path, int]]) -> Iterator[bytes]:
-    """The non-blank lines of a plain file, recording where each starts."""
+def _plain(path: Path, offsets: array[int], files: list[tuple[Path, int]],
+           ) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a plain file and their numbers, recording where each starts."""
     files.append((path, len(offsets)))
     with path.open("rb") as handle:
         at = 0
-        for line in handle:
+        for number, line in enumerate(handle, start=1):
             if line.strip():
                 offsets.append(at)
-                yield line
+                yield number, line
             at += len(line)
 
 
-def _gzipped(path: Path) -> Iterator[bytes]:
+def _gzipped(path: Path) -> Iterator[tuple[int, bytes]]:
     with gzip.open(path, "rb") as handle:
-        yield from (line for line in handle if line.strip())
+        yield from ((n, line) for n, line in enumerate(handle, start=1) if line.strip())
 
 
-def _parquet_lines(path: Path) -> Iterator[bytes]:
+def _parquet_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     try:
         import pyarrow.parquet as pq  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError as exc:
         raise ImportError(f"{path} is Parquet: reading it needs pyarrow (pip install pyarrow), "
                           "or write the folder with to_hf_folder(engine='jsonl')") from exc
+    number = 0
     for batch in pq.ParquetFile(path).iter_batches():
         for row in batch.to_pylist():
-            yield json.dumps(row, ensure_ascii=False, default=str).encode("utf-8")
+            number += 1
+            yield number, json.dumps(row, ensure_ascii=False, default=str).encode("utf-8")
 
 
 def _folder_files(folder: Path) -> list[Path]:
@@ -105,24 +108,19 @@ def open_local(path: str | Path) -> LocalSource:
     plain: list[tuple[Path, int]] = []
     every_plain = all(not f.name.endswith(".parquet") and not _is_gzip(f) for f in files)
 
-    def lines() -> Iterator[tuple[bytes, str]]:
+    def lines() -> Iterator[tuple[bytes, str, str]]:
         for file in files:
             split = _split(file) if target.is_dir() else ""
             if file.name.endswith(".parquet"):
-                source: Iterator[bytes] = _parquet_lines(file)
+                source: Iterator[tuple[int, bytes]] = _parquet_lines(file)
             elif _is_gzip(file):
                 source = _gzipped(file)
             else:
                 source = _plain(file, offsets, plain)
-            for line in source:
-                yield line, split
+            for number, line in source:
+                yield line, split, f"{file}: line {number}"
 
-    from whileai.errors import RowError
-
-    try:
-        index = build_index(lines(), fetch=_reader(offsets, plain) if every_plain else None)
-    except RowError as exc:
-        raise RowError(f"{target}: {exc}") from exc
+    index = build_index(lines(), fetch=_reader(offsets, plain) if every_plain else None)
     labels = target / "labels.jsonl" if target.is_dir() else target.with_name(
         target.name.split(".")[0] + ".labels.jsonl")
     return LocalSource(path=target, index=index, labels=labels)
@@ -146,7 +144,7 @@ def dataset_lines(store: Any, account: Any, dataset_id: str) -> Iterator[bytes]:
     for index in range(count):
         path = datasets.part_file(store, account, dataset_id, index)
         if _is_gzip(path):
-            yield from _gzipped(path)
+            yield from (line for _, line in _gzipped(path))
         else:
             with path.open("rb") as handle:
                 yield from (line for line in handle if line.strip())
