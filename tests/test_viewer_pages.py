@@ -244,3 +244,42 @@ def test_the_server_serves_the_same_row_pages(browser: Any, platform_server: Any
     browser.delete_all_cookies()
     browser.get(rows_url)
     assert browser.current_url.endswith("/signin")
+
+
+def _rates(rows: list[dict[str, Any]]) -> dict[str, float]:
+    seen: dict[str, list[float]] = {}
+    for r in rows:
+        if r.get("reward") is not None:
+            seen.setdefault(r["scenario_id"], []).append(float(r["reward"] >= 0.5))
+    return {t: sum(v) / len(v) for t, v in seen.items()}
+
+
+def test_compare_shows_the_paired_delta_and_the_flipped_tasks_side_by_side(
+        browser: Any, viewer: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    after = [r | {"reward": 1.0 - r["reward"]} if r.get("reward") is not None
+             and r["rollout_index"] != 0 else r for r in rows]
+    other = viewer["path"].with_name("after.jsonl")
+    zps.write_jsonl(other, after)
+    before_rates, after_rates = _rates(rows), _rates(after)
+    flipped = [t for t in before_rates if t in after_rates
+               and (before_rates[t] >= 0.5) != (after_rates[t] >= 0.5)]
+    assert flipped
+    proc, url = start_view(viewer["path"], "--compare", str(other))
+    try:
+        problems(browser)
+        _visit(browser, url + "/compare", "compare")
+        assert problems(browser) == []
+        table = browser.find_element(By.ID, "flipped")
+        assert len(table.find_elements(By.CSS_SELECTOR, "tbody tr")) == len(flipped)
+        expected = zps.compare_runs(rows, after, n_resamples=2000)
+        cells = [td.text for td in browser.find_elements(
+            By.XPATH, "//table[.//th='metric']//tr[td[1]='pass_at_1']/td")]
+        assert cells[3] == f"{expected['delta']:.3g}"
+        table.find_element(By.LINK_TEXT, "side by side").click()
+        WebDriverWait(browser, 30).until(lambda d: "/compare/task" in d.current_url)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "view-compare-task.png"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, ".side section")) == 2
+        assert problems(browser) == []
+    finally:
+        stop(proc)

@@ -14,12 +14,15 @@ def register(sub: Any) -> None:
     view = sub.add_parser(
         "view", help="browse a rows file locally: list, filters, conversations, hand labels",
         epilog="examples:\n  whileai view rows.jsonl\n"
-               "  whileai view hf_folder/ --port 7000 --no-browser\n\n"
+               "  whileai view hf_folder/ --port 7000 --no-browser\n"
+               "  whileai view before.jsonl --compare after.jsonl\n\n"
                "Serves on 127.0.0.1 only; hand labels go beside the file "
                "(rows.labels.jsonl), the shape attach_labels reads.",
     )
     view.add_argument("path", help="a .jsonl / .jsonl.gz file (a SimulationData.save) or a "
                                    "Hugging Face folder")
+    view.add_argument("--compare", metavar="OTHER", default=None,
+                      help="a second rows file to compare against (pass@1, flipped tasks)")
     view.add_argument("--port", type=int, default=0,
                       help="port on 127.0.0.1 (default: a free one, printed)")
     view.add_argument("--no-browser", action="store_true", help="print the URL, open nothing")
@@ -43,6 +46,7 @@ def run_view(args: argparse.Namespace) -> int:
         return 2
     from whileai.server.pages.local import serve, viewer_app
 
-    app = viewer_app(args.path, show_privileged=args.show_privileged, annotator=args.annotator)
+    app = viewer_app(args.path, compare=args.compare, show_privileged=args.show_privileged,
+                     annotator=args.annotator)
     serve(app, port=args.port, open_browser=not args.no_browser)
     return 0

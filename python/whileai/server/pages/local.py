@@ -4,7 +4,7 @@
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
 >>> _ = path.write_text('{"prompt": "a", "reward": 1}\\n')
 >>> app = viewer_app(path)
->>> app.state.viewer.name, len(app.state.viewer.index)
+>>> app.state.viewers["local"].name, len(app.state.viewers["local"].index)
 ('rows.jsonl', 1)
 """
 
@@ -17,23 +17,31 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse, Response
 
 from whileai._version import __version__
-from whileai.server.pages import render, rows
-from whileai.server.pages.rows import LOCAL_ID, Viewer
+from whileai.server.pages import comparison, render, rows
+from whileai.server.pages.rows import COMPARE_ID, LOCAL_ID, Viewer
 from whileai.server.pages.rowsource import open_local
 
 __all__ = ["serve", "viewer_app"]
 
 
-def viewer_app(path: str | Path, *, show_privileged: bool = False,
-               annotator: str = "local") -> FastAPI:
-    """The viewer for the rows at ``path`` (indexed once, here)."""
+def _viewer(path: str | Path, show_privileged: bool, annotator: str) -> Viewer:
     source = open_local(path)
+    return Viewer(name=source.path.name, index=source.index, labels=source.labels,
+                  show_privileged=show_privileged, annotator=annotator)
+
+
+def viewer_app(path: str | Path, *, compare: str | Path | None = None,
+               show_privileged: bool = False, annotator: str = "local") -> FastAPI:
+    """The viewer for the rows at ``path`` (and ``compare``'s, to set beside them), indexed
+    once, here."""
     app = FastAPI(title="whileai view", version=__version__, docs_url=None, redoc_url=None,
                   openapi_url=None)
-    app.state.viewer = Viewer(name=source.path.name, index=source.index, labels=source.labels,
-                              show_privileged=show_privileged, annotator=annotator)
+    app.state.viewers = {LOCAL_ID: _viewer(path, show_privileged, annotator)}
+    if compare is not None:
+        app.state.viewers[COMPARE_ID] = _viewer(compare, show_privileged, annotator)
     app.include_router(render.router)
     app.include_router(rows.router)
+    app.include_router(comparison.router)
 
     @app.get("/", include_in_schema=False)
     def home() -> Response:
@@ -54,7 +62,7 @@ def serve(app: Any, *, port: int, open_browser: bool) -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", port))
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/datasets/{LOCAL_ID}/rows"
-    viewer: Viewer = app.state.viewer
+    viewer: Viewer = app.state.viewers[LOCAL_ID]
     print(f"whileai view: {len(viewer.index)} rows of {viewer.name} at {url} "
           f"(labels go to {viewer.labels}); Ctrl-C stops", file=sys.stderr, flush=True)
     if open_browser:

@@ -33,9 +33,10 @@ from whileai.server.pages.render import render
 from whileai.server.pages.rowindex import FACETS, SORTS, Query, RowIndex, build_index
 from whileai.server.pages.session import page_account
 
-__all__ = ["LOCAL_ID", "Site", "Viewer", "router"]
+__all__ = ["COMPARE_ID", "LOCAL_ID", "Site", "Viewer", "missing", "open_site", "router"]
 
 LOCAL_ID = "local"
+COMPARE_ID = "compare"  # whileai view A --compare B: B's rows
 _SIZES = (25, 50, 100, 200)
 router = APIRouter(include_in_schema=False)
 
@@ -71,14 +72,15 @@ def _server_index(store: Any, account: Any, dataset_id: str, version: Any) -> Ro
     return build_index(dataset_lines(store, account, dataset_id))
 
 
-def _site(request: Request, dataset_id: str) -> Site | Response:
+def open_site(request: Request, dataset_id: str) -> Site | Response:
     """The rows behind ``dataset_id``, or the response to give instead (sign in, not found)."""
-    viewer: Viewer | None = getattr(request.app.state, "viewer", None)
-    if viewer is not None:
-        if dataset_id != LOCAL_ID:
-            return _missing(f"this viewer serves one source, at /datasets/{LOCAL_ID}/rows",
-                            LOCAL_ID)
-        return Site(dataset_id=LOCAL_ID, name=viewer.name, index=viewer.index,
+    viewers: dict[str, Viewer] | None = getattr(request.app.state, "viewers", None)
+    if viewers is not None:
+        viewer = viewers.get(dataset_id)
+        if viewer is None:
+            return missing(f"this viewer serves {', '.join(viewers)}, at "
+                            f"/datasets/{LOCAL_ID}/rows", LOCAL_ID)
+        return Site(dataset_id=dataset_id, name=viewer.name, index=viewer.index,
                     labels=viewer.labels, annotator=viewer.annotator,
                     show_privileged=viewer.show_privileged, local=LOCAL_ID)
     from whileai.server.services import datasets
@@ -90,7 +92,7 @@ def _site(request: Request, dataset_id: str) -> Site | Response:
     try:
         info = datasets.get(store, account, dataset_id)
     except ApiError as exc:
-        return _missing(exc.message, None)
+        return missing(exc.message, None)
     version = (info["updatedAt"], info["rows"], info["bytes"])
     index = _server_index(store, account, dataset_id, version)
     return Site(dataset_id=dataset_id, name=info["name"], index=index,
@@ -99,7 +101,7 @@ def _site(request: Request, dataset_id: str) -> Site | Response:
                 show_privileged=False, local=None)
 
 
-def _missing(message: str, local: str | None) -> Response:
+def missing(message: str, local: str | None) -> Response:
     return render("notfound.html", 404, title="Not found", message=message, local=local,
                   signed_in=local is None)
 
@@ -122,7 +124,7 @@ def _base(site: Site) -> dict[str, Any]:
 @router.get("/datasets/{dataset_id}/rows")
 def rows_page(dataset_id: str, request: Request) -> Response:
     """The row list: facets with counts, search, sort, a page of rows."""
-    site = _site(request, dataset_id)
+    site = open_site(request, dataset_id)
     if not isinstance(site, Site):
         return site
     query = _query(request)
@@ -143,13 +145,13 @@ def rows_page(dataset_id: str, request: Request) -> Response:
 @router.get("/datasets/{dataset_id}/rows/{position}")
 def row_page(dataset_id: str, position: int, request: Request) -> Response:
     """One conversation: the transcript, the verdict, the grid cell, siblings, the label box."""
-    site = _site(request, dataset_id)
+    site = open_site(request, dataset_id)
     if not isinstance(site, Site):
         return site
     try:
         row = site.index.row(position)
     except RowError as exc:
-        return _missing(str(exc), site.local)
+        return missing(str(exc), site.local)
     summary = site.index.summaries[position]
     label = latest(read_labels(site.labels)).get((summary.task, summary.rollout or 0))
     siblings = [{"position": p, "s": site.index.summaries[p]}
@@ -164,7 +166,7 @@ def row_page(dataset_id: str, position: int, request: Request) -> Response:
 @router.post("/datasets/{dataset_id}/rows/{position}/label")
 async def label_row(dataset_id: str, position: int, request: Request) -> Response:
     """Store a hand label (JSON ``{"value": 1|0, "note": ...}`` or the label form)."""
-    site = _site(request, dataset_id)
+    site = open_site(request, dataset_id)
     if not isinstance(site, Site):
         return site
     if request.headers.get("content-type", "").startswith("application/json"):
@@ -189,7 +191,7 @@ async def label_row(dataset_id: str, position: int, request: Request) -> Respons
 def agreement_page(dataset_id: str, request: Request) -> Response:
     """The judge against the hand labels so far: agreement, kappa with its interval, the
     confusion table, and the rows where they disagree."""
-    site = _site(request, dataset_id)
+    site = open_site(request, dataset_id)
     if not isinstance(site, Site):
         return site
     lines = read_labels(site.labels)
@@ -201,7 +203,7 @@ def agreement_page(dataset_id: str, request: Request) -> Response:
 @router.get("/datasets/{dataset_id}/labels.jsonl")
 def labels_file(dataset_id: str, request: Request) -> Response:
     """The label lines as stored (the file ``attach_labels`` reads)."""
-    site = _site(request, dataset_id)
+    site = open_site(request, dataset_id)
     if not isinstance(site, Site):
         return site
     body = site.labels.read_bytes() if site.labels.exists() else b""
