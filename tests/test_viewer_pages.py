@@ -102,14 +102,16 @@ def test_whileai_view_prints_its_url_and_stays_on_loopback(viewer: dict[str, Any
     assert "24 rows of rows.jsonl" in err
 
 
-@pytest.mark.parametrize("which", ["list", "fault", "seeded", "judge-error", "agreement"])
+@pytest.mark.parametrize("which", ["list", "fault", "seeded", "judge-error", "agreement",
+                                   "hacks"])
 def test_every_viewer_page_loads_clean(browser: Any, viewer: dict[str, Any],
                                        rows: list[dict[str, Any]], which: str) -> None:
     positions = {"fault": _first(rows, lambda r: r["faults"]),
                  "seeded": _first(rows, lambda r: r["seeded"]),
                  "judge-error": _first(rows, lambda r: r["judge_status"] == "error")}
-    path = {"list": "/datasets/local/rows", "agreement": "/datasets/local/agreement"}.get(
-        which) or f"/datasets/local/rows/{positions[which]}"
+    path = {"list": "/datasets/local/rows", "agreement": "/datasets/local/agreement",
+            "hacks": "/datasets/local/hacks"}.get(which) or \
+        f"/datasets/local/rows/{positions[which]}"
     problems(browser)
     _visit(browser, viewer["url"] + path, which)
     assert problems(browser) == []
@@ -128,6 +130,11 @@ def test_every_viewer_page_loads_clean(browser: Any, viewer: dict[str, Any],
         assert "unjudged" in text
     if which == "list":
         assert len(browser.find_elements(By.CSS_SELECTOR, "#rows tbody tr")) == len(rows)
+    if which == "hacks":
+        scan = zps.hack_scan(rows, seed=0, progress=False)
+        assert browser.find_element(By.ID, "regime").text == \
+            f"regime: {scan['regime'].replace('_', ' ')}"
+        assert browser.find_elements(By.CSS_SELECTOR, "svg.chart .mark")
 
 
 def test_a_filter_narrows_the_list_to_the_expected_count(browser: Any, viewer: dict[str, Any],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from whileai.server.pages import comparison, render, rows, session, views
+from whileai.server.pages import comparison, hacks, render, rows, session, views
 
 __all__ = ["router"]
 
@@ -13,4 +13,5 @@ router.include_router(render.router)
 router.include_router(session.router)
 router.include_router(rows.router)
 router.include_router(comparison.router)
+router.include_router(hacks.router)
 router.include_router(views.router)

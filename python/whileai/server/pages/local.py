@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse, Response
 
 from whileai._version import __version__
-from whileai.server.pages import comparison, render, rows
+from whileai.server.pages import comparison, hacks, render, rows
 from whileai.server.pages.rows import COMPARE_ID, LOCAL_ID, Viewer
 from whileai.server.pages.rowsource import open_local
 
@@ -42,6 +42,7 @@ def viewer_app(path: str | Path, *, compare: str | Path | None = None,
     app.include_router(render.router)
     app.include_router(rows.router)
     app.include_router(comparison.router)
+    app.include_router(hacks.router)
 
     @app.get("/", include_in_schema=False)
     def home() -> Response:
