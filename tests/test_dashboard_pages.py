@@ -84,7 +84,8 @@ def seeded(platform_server: Any, tmp_path_factory: pytest.TempPathFactory) -> di
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return {"url": url, "key": key, "dataset": child["datasetId"], "run": run.id}
+    return {"url": url, "key": key, "dataset": child["datasetId"], "run": run.id,
+            "trace": spans[0]["traceId"]}
 
 
 @pytest.fixture
@@ -135,7 +136,9 @@ def test_sign_in_refuses_a_wrong_key_then_admits_the_right_one(browser: Any,
     ("/runs", "Runs · whileai", 0),
     ("/runs/{run}", "grpo-demo · whileai", 3),
     ("/catalog", "Catalog · whileai", 0),
-], ids=["datasets", "dataset", "traces", "runs", "run", "catalog"])
+    ("/traces/{trace}", "Trace 000000000000 · whileai", 0),
+    ("/datasets/{dataset}/rows", "Rows · refunds-v2 · whileai", 0),
+], ids=["datasets", "dataset", "traces", "runs", "run", "catalog", "trace", "rows"])
 def test_every_page_loads_clean(signed_in: Any, seeded: dict[str, Any], path: str, title: str,
                                 charts: int) -> None:
     from selenium.webdriver.common.by import By
@@ -165,6 +168,13 @@ def test_page_contents(signed_in: Any, seeded: dict[str, Any]) -> None:
     assert "About the same" in browser.find_element(By.CSS_SELECTOR, "p.big").text
     browser.get(seeded["url"] + f"/datasets/{seeded['dataset']}")
     assert "refunds-v1" in browser.page_source  # lineage: the parent is linked
+    browser.get(seeded["url"] + f"/traces/{seeded['trace']}")
+    assert [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#spans td:first-child")
+            ] == ["chat m"]
+    assert "where is 1" in browser.find_element(By.TAG_NAME, "main").text  # the conversation
+    # s1 runs on traces 1, 3, 5, 7; traces 1 and 5 scored 1: half pass, inside the rl band
+    assert "4 runs, 4 scored, 2 passed · in the rl, sft cuts" in browser.find_element(
+        By.ID, "cut").text
 
 
 def test_the_html_report_opens_from_file_with_no_network(browser: Any, tmp_path: Path) -> None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from whileai.server.pages import comparison, hacks, render, rows, session, views
+from whileai.server.pages import (
+    comparison,
+    hacks,
+    render,
+    rows,
+    session,
+    traceview,
+    views,
+)
 
 __all__ = ["router"]
 
@@ -14,4 +22,5 @@ router.include_router(session.router)
 router.include_router(rows.router)
 router.include_router(comparison.router)
 router.include_router(hacks.router)
+router.include_router(traceview.router)
 router.include_router(views.router)

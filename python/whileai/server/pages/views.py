@@ -131,7 +131,8 @@ def traces_page(request: Request, store: StoreDep) -> Response:
     report = cuts.cuts_report(store, account, agent=agent)
     found = traces.list_traces(store, account, agent=agent, limit=PAGE_SIZE,
                                offset=number * PAGE_SIZE)
-    rows = [[t["traceId"], t["agent"], t["prompt"] and t["prompt"][:80], t["spans"],
+    rows = [[link(f"/traces/{t['traceId']}", t["traceId"]), t["agent"],
+             t["prompt"] and t["prompt"][:80], t["spans"],
              ", ".join(f"{k}={v:g}" for k, v in sorted(t["scores"].items())) or "unscored",
              when(t["createdAt"])] for t in found["traces"]]
     return render("traces.html", title="Traces", lines=format_cuts(report, agent).splitlines(),
