@@ -2,16 +2,23 @@
 
 ``chromium_or_skip`` skips the calling module when selenium, chromium or chromedriver is
 missing (``make test`` installs them); ``open_browser`` starts one; ``problems`` returns the
-console errors and failed requests since the last call.
+console errors and failed requests since the last call; ``start_view`` runs ``whileai view``.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
+
+from platform_server import free_port
 
 
 def chromium_or_skip() -> tuple[str, str]:
@@ -56,3 +63,30 @@ def problems(driver: Any) -> list[str]:
             if status >= 400:
                 out.append(f"HTTP {status} for {params['response']['url']}")
     return out
+
+
+def start_view(path: Path, *flags: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``whileai view PATH --no-browser`` on a free port; its base URL once it answers."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "whileai", "view", str(path), "--no-browser",
+                             "--port", str(port), *flags],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"whileai view exited: {proc.stderr.read().decode()}"
+                                 if proc.stderr else "whileai view exited")
+        try:
+            if requests.get(url + "/datasets/local/rows", timeout=2).ok:
+                return proc, url
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    proc.kill()
+    raise AssertionError("whileai view did not answer within 60 s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> str:
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    return err.decode()

@@ -10,9 +10,6 @@ no payload runs. Screenshots land in ``WHILEAI_ARTIFACTS`` (default ``build/scre
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +17,8 @@ import pytest
 import requests
 
 import whileai.simulations as zps
-from browser import chromium_or_skip, open_browser, problems
-from platform_server import free_port, require_server_extra
+from browser import chromium_or_skip, open_browser, problems, start_view, stop
+from platform_server import require_server_extra
 from viewer_rows import PAYLOAD, payload_row, viewer_rows
 
 require_server_extra()
@@ -32,33 +29,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("WHILEAI_ARTIFACTS")
                  or Path(__file__).resolve().parents[1] / "build" / "screenshots")
-
-
-def start_view(path: Path, *flags: str) -> tuple[subprocess.Popen[bytes], str]:
-    """``whileai view PATH --no-browser`` on a free port; its base URL once it answers."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "whileai", "view", str(path), "--no-browser",
-                             "--port", str(port), *flags],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"whileai view exited: {proc.stderr.read().decode()}"
-                                 if proc.stderr else "whileai view exited")
-        try:
-            if requests.get(url + "/datasets/local/rows", timeout=2).ok:
-                return proc, url
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    proc.kill()
-    raise AssertionError("whileai view did not answer within 60 s")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> str:
-    proc.terminate()
-    _, err = proc.communicate(timeout=30)
-    return err.decode()
 
 
 @pytest.fixture(scope="module")

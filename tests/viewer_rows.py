@@ -29,7 +29,8 @@ def _judge(row: dict[str, Any]) -> dict[str, Any]:
 
 def _fault(row: dict[str, Any], kind: str) -> None:
     row["faults"] = [{"tool": "get_order", "kind": kind, "call": 0}]
-    result = fault_result(kind, "get_order", row["steps"][0]["result"].get("data"))
+    data = row["steps"][0]["result"].get("data")
+    result = fault_result(kind, "get_order", data if isinstance(data, dict) else None)
     row["steps"][0]["result"] = result
     for message in row["messages"]:
         if message.get("role") == "tool":

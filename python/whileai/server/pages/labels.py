@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import RowError
-from whileai.server.pages.rowindex import RowIndex
+from whileai.server.pages.rowindex import RowIndex, bitset
 
-__all__ = ["agreement", "append_label", "kappa_interval", "label_line", "latest", "read_labels"]
+__all__ = ["agreement", "append_label", "kappa_interval", "label_facet", "label_line", "latest",
+           "positions", "read_labels"]
 
 _NOTE_LIMIT = 2000
 
@@ -86,6 +87,29 @@ def latest(lines: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]
     return {_key(line): line for line in lines}
 
 
+def positions(index: RowIndex, lines: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The latest label line of each labelled row, by the row's position in ``index``."""
+    out = {}
+    for (task, rollout), line in latest(lines).items():
+        for p in index.by_task.get(task, ()):
+            if (index.summaries[p].rollout or 0) == rollout:
+                out[p] = line
+                break
+    return out
+
+
+def label_facet(index: RowIndex, labelled: dict[int, dict[str, Any]]) -> dict[str, int]:
+    """The ``label`` facet's bitsets: ``pass`` / ``fail`` by the latest label, else ``none``."""
+    groups: dict[str, list[int]] = {"pass": [], "fail": []}
+    for p, line in labelled.items():
+        groups["pass" if float(line["gold_reward"]) >= 0.5 else "fail"].append(p)
+    size = len(index)
+    everything = (1 << size) - 1
+    out = {k: bitset(v, size) for k, v in groups.items()}
+    out["none"] = everything & ~(out["pass"] | out["fail"])
+    return out
+
+
 def kappa_interval(tp: int, fp: int, fn: int, tn: int) -> tuple[float, float] | None:
     """Cohen's kappa's 95% interval by its large-sample standard error, clipped to [-1, 1]
     (three decimals); None when kappa is undefined (one class only, or no rows).
@@ -111,19 +135,21 @@ def agreement(index: RowIndex, lines: list[dict[str, Any]]) -> dict[str, Any]:
     ``attach_labels``)."""
     from whileai.simulations.judge.trust import attach_labels, judge_agreement
 
-    positions = []
-    for task, rollout in latest(lines):
-        found = [p for p in index.by_task.get(task, ())
-                 if (index.summaries[p].rollout or 0) == rollout]
-        positions.extend(found[:1])
-    rows = [index.row(p) for p in sorted(positions)]
+    found = sorted(positions(index, lines))
+    rows = [index.row(p) for p in found]
     report: dict[str, Any] = {"matched": 0, "unmatched": 0}
     if rows and lines:
         rows, attached = attach_labels(rows, lines)
         report = {"matched": attached["matched"], "unmatched": attached["unmatched"]}
     result = judge_agreement(rows)
     confusion = result["confusion"]
-    return {**result, **report, "labels": len(lines), "positions": sorted(positions),
+    threshold = 0.5
+    disagree = [p for p, row in zip(found, rows, strict=True)
+                if isinstance(row.get("reward"), (int, float)) and
+                isinstance(row.get("gold_reward"), (int, float)) and
+                (row["reward"] >= threshold) != (row["gold_reward"] >= threshold)]
+    return {**result, **report, "labels": len(lines), "positions": found,
+            "disagree": disagree,
             "kappa_ci95": kappa_interval(confusion["tp"], confusion["fp"], confusion["fn"],
                                          confusion["tn"]) if result["kappa"] is not None
             else None}

@@ -26,7 +26,8 @@ from typing import Any, NamedTuple
 
 from whileai.errors import RowError
 
-__all__ = ["FACETS", "SORTS", "Found", "Query", "RowIndex", "build_index", "facet_values",
+__all__ = ["FACETS", "SORTS", "Found", "Query", "RowIndex", "bitset", "build_index",
+           "facet_values",
            "outcome", "typed"]
 
 # The facets, in the order the row list shows them, with their label.
@@ -34,7 +35,7 @@ FACETS: dict[str, str] = {
     "outcome": "pass / fail", "judge_status": "judge status", "fault": "fault kind",
     "seeded": "seeded mistake", "tool": "tool called", "stance": "stance",
     "persona": "persona", "intent": "intent", "marker": "marker", "split": "split",
-    "labelled": "hand label", "task": "task",
+    "label": "your label", "task": "task",
 }
 SORTS = ("position", "reward", "task", "tool_calls", "length")
 _MANY_SHOWN = 50
@@ -95,7 +96,6 @@ def facet_values(row: Mapping[str, Any], split: str = "") -> dict[str, list[str]
         "intent": _strings(dims.get("intent")) or ["-"],
         "marker": marks or ["none"],
         "split": [str(row.get("split") or split or "-")],
-        "labelled": ["yes" if isinstance(row.get("gold_reward"), (int, float)) else "no"],
         "task": [str(task)],
     }
 
@@ -170,16 +170,17 @@ class RowIndex:
         task = self.summaries[position].task
         return tuple(p for p in self.by_task.get(task, ()) if p != position)
 
-    def _mask(self, facets: Mapping[str, tuple[str, ...]], skip: str = "") -> int:
+    def _mask(self, facets: Mapping[str, tuple[str, ...]], bits: Mapping[str, dict[str, int]],
+              skip: str = "") -> int:
         mask = (1 << len(self.summaries)) - 1
         for name, wanted in facets.items():
-            if name == skip or not wanted or name not in FACETS:
+            if name == skip or not wanted or (name not in bits and name != "task"):
                 continue
             if name == "task":  # no bitset per task: one per few rows would cost N^2/8 bytes
-                mask &= _bitset([p for v in wanted for p in self.by_task.get(v, ())],
+                mask &= bitset([p for v in wanted for p in self.by_task.get(v, ())],
                                 len(self.summaries))
                 continue
-            values = self.bits[name]
+            values = bits[name]
             union = 0
             for value in wanted:
                 union |= values.get(value, 0)
@@ -190,7 +191,7 @@ class RowIndex:
         needle = text.lower().strip()
         if not needle:
             return (1 << len(self.summaries)) - 1
-        return _bitset([i for i, hay in enumerate(self.texts) if needle in hay],
+        return bitset([i for i, hay in enumerate(self.texts) if needle in hay],
                        len(self.summaries))
 
     def _task_counts(self, mask: int) -> dict[str, int]:
@@ -203,22 +204,28 @@ class RowIndex:
                         if flags[i >> 3] >> (i & 7) & 1)
         return dict(tally.most_common(_MANY_SHOWN))
 
-    def query(self, query: Query) -> Found:
+    def query(self, query: Query, extra: Mapping[str, dict[str, int]] | None = None) -> Found:
         """The page ``query`` asks for, its total, and each facet value's count under the
-        other facets' filters and the text (so a count says what ticking it would leave)."""
+        other facets' filters and the text (so a count says what ticking it would leave).
+
+        ``extra`` adds facets known only at query time (the hand labels given so far), as
+        ``{facet: {value: bitset}}``."""
+        bits = {**self.bits, **(extra or {})}
         if query.sort not in self.orders:
             raise RowError(f"unknown sort {query.sort!r}; sort by one of {list(self.orders)}")
         text = self._text_mask(query.text)
-        mask = self._mask(query.facets) & text
+        mask = self._mask(query.facets, bits) & text
         counts: dict[str, dict[str, int]] = {}
         flags = mask.to_bytes((len(self.summaries) + 8) // 8, "little")
         for name in FACETS:
-            others = (self._mask(query.facets, skip=name) & text) if query.facets.get(name) \
-                else mask
+            if name not in bits and name != "task":
+                continue
+            others = (self._mask(query.facets, bits, skip=name) & text) \
+                if query.facets.get(name) else mask
             if name == "task":
                 counts[name] = self._task_counts(others)
             else:
-                counts[name] = {v: (b & others).bit_count() for v, b in self.bits[name].items()}
+                counts[name] = {v: (b & others).bit_count() for v, b in bits[name].items()}
         total = mask.bit_count()
         order = self.orders[query.sort]
         start, stop = query.page * query.size, (query.page + 1) * query.size
@@ -238,7 +245,12 @@ def _reward(value: Any) -> float | None:
     return float(value) if outcome(value) != "unjudged" else None
 
 
-def _bitset(positions: list[int], size: int) -> int:
+def bitset(positions: Iterable[int], size: int) -> int:
+    """The bitset of ``positions`` among ``size`` rows.
+
+    >>> bin(bitset([0, 2], 3))
+    '0b101'
+    """
     flags = bytearray((size + 7) // 8)
     for i in positions:
         flags[i >> 3] |= 1 << (i & 7)
@@ -294,7 +306,7 @@ def build_index(lines: Iterable[bytes | tuple[bytes, str, str]], *,
             len(str(row.get("final_text") or ""))))
         texts.append(_haystack(row))
     positions = range(len(summaries))
-    bits = {name: {value: _bitset(found, len(summaries)) for value, found in sorted(table.items())}
+    bits = {name: {value: bitset(found, len(summaries)) for value, found in sorted(table.items())}
             for name, table in members.items()}
     orders = {
         "position": tuple(positions),

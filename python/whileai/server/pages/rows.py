@@ -24,8 +24,10 @@ from whileai.server.pages.conversation import transcript
 from whileai.server.pages.labels import (
     agreement,
     append_label,
+    label_facet,
     label_line,
     latest,
+    positions,
     read_labels,
 )
 from whileai.server.pages.layout import page_no
@@ -128,14 +130,11 @@ def rows_page(dataset_id: str, request: Request) -> Response:
     if not isinstance(site, Site):
         return site
     query = _query(request)
-    found = site.index.query(query)
-    labelled = latest(read_labels(site.labels))
-    items = []
-    for position in found.page:
-        summary = site.index.summaries[position]
-        label = labelled.get((summary.task, summary.rollout or 0))
-        items.append({"position": position, "s": summary,
-                      "label": None if label is None else label.get("gold_reward")})
+    labelled = positions(site.index, read_labels(site.labels))
+    found = site.index.query(query, {"label": label_facet(site.index, labelled)})
+    items = [{"position": p, "s": site.index.summaries[p],
+              "label": labelled[p]["gold_reward"] if p in labelled else None}
+             for p in found.page]
     keep = [(k, v) for k, v in request.query_params.multi_items() if k != "page"]
     return render("rows.html", title=f"Rows · {site.name}", **_base(site), query=query,
                   found=found, items=items, facets=FACETS, sorts=SORTS, sizes=_SIZES,
