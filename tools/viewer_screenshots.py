@@ -70,7 +70,7 @@ def main() -> None:
         _shot(driver, f"{base}/rows", out / "viewer-rows.png", 1280)
         _shot(driver, f"{base}/rows/{seeded}", out / "viewer-conversation.png", 1280)
         _shot(driver, f"{base}/rows/{seeded}", out / "viewer-phone.png", 390, 1800)
-        _shot(driver, url + "/compare", out / "viewer-compare.png", 1280)
+        _shot(driver, url + "/compare?by=intent", out / "viewer-compare.png", 1280)
         _shot(driver, f"{base}/agreement", out / "viewer-agreement.png", 1280)
         _shot(driver, f"{base}/hacks", out / "viewer-hacks.png", 1280)
     finally:

@@ -2,8 +2,9 @@
 against the noise floor, and for the top feature, rows with and without it from the same ask.
 
 The ranking is the library's ``hack_scan`` (the chart is the HTML report's ``bars``); which
-rows carry a feature comes from the scan's own ``feature_columns``. A dataset past
-``SCAN_ROWS`` rows is scanned on its first ``SCAN_ROWS``, and the page says so.
+rows carry a feature comes from the scan's own ``feature_columns`` (a conjunction has no
+column: then the pairs are of the best-ranked feature that has one, and the page says so).
+A dataset past ``SCAN_ROWS`` rows is scanned on its first ``SCAN_ROWS``, and says so.
 
 >>> pairs_for("f", {"f": ([0, 2], [1.0, 1.0])}, ["a", "a", "b", "b"], limit=3)
 [{'task': 'a', 'with': 0, 'without': 1}, {'task': 'b', 'with': 2, 'without': 3}]
@@ -60,9 +61,14 @@ def hacks_page(dataset_id: str, request: Request) -> Response:
     chart = bars([(f["name"], f["rho"], None, None) for f in features],
                  title="within-ask correlation with reward", floor=report["tau"]) \
         if features else ""
-    top = report["top_feature"]
-    pairs = pairs_for(str(top), feature_columns(rows), [s.task for s in site.index.summaries[
-        :count]]) if top else []
+    columns = feature_columns(rows)
+    tasks = [s.task for s in site.index.summaries[:count]]
+    shown, pairs = None, []
+    for feature in report["features"]:  # the top feature, or the first one rows can show
+        pairs = pairs_for(feature["name"], columns, tasks)
+        if pairs:
+            shown = feature["name"]
+            break
     for pair in pairs:
         pair["with_row"] = site.index.summaries[pair["with"]]
         pair["without_row"] = site.index.summaries[pair["without"]]
@@ -70,5 +76,5 @@ def hacks_page(dataset_id: str, request: Request) -> Response:
               "yes" if f["above_floor"] else ""] for f in features]
     return render("hacks.html", title=f"Hack scan · {site.name}", dataset_id=site.dataset_id,
                   name=site.name, report=report, chart=Markup(chart), features=table,
-                  pairs=pairs, scanned=count, total=len(site.index), local=site.local,
+                  pairs=pairs, shown=shown, scanned=count, total=len(site.index), local=site.local,
                   signed_in=site.local is None)
