@@ -56,8 +56,8 @@ def label_line(row: Mapping[str, Any], value: Any, *, note: str = "", annotator:
 
 
 def append_label(path: Path, line: Mapping[str, Any]) -> None:
-    """Append one label line to ``path`` (made 0600 when new)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Append one label line to ``path`` (made 0600 when new, its folder 0700)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from whileai._gc import paused_gc
 from whileai.errors import RowError
 
 __all__ = ["FACETS", "SORTS", "Found", "Query", "RowIndex", "bitset", "build_index",
@@ -259,7 +260,8 @@ def bitset(positions: Iterable[int], size: int) -> int:
 
 def build_index(lines: Iterable[bytes | tuple[bytes, str, str]], *,
                 fetch: Callable[[int], bytes] | None = None) -> RowIndex:
-    """Index ``lines`` (one JSON row each) in one pass.
+    """Index ``lines`` (one JSON row each) in one pass, the cyclic collector paused (it would
+    rescan the summaries kept so far at every few hundred rows, freeing nothing).
 
     Args:
         lines: the rows' JSON lines in order, each alone or as ``(line, split, where)``: the
@@ -269,8 +271,14 @@ def build_index(lines: Iterable[bytes | tuple[bytes, str, str]], *,
             are kept in memory.
 
     Raises:
-        RowError: a line is not a JSON object (its line number is named).
+        RowError: a line is not a JSON object (where it is is named).
     """
+    with paused_gc():
+        return _build(lines, fetch)
+
+
+def _build(lines: Iterable[bytes | tuple[bytes, str, str]],
+           fetch: Callable[[int], bytes] | None) -> RowIndex:
     kept: list[bytes] = []
     summaries: list[Summary] = []
     texts: list[str] = []

@@ -32,7 +32,7 @@ from whileai.server.pages.labels import (
 )
 from whileai.server.pages.layout import page_no
 from whileai.server.pages.render import render
-from whileai.server.pages.rowindex import FACETS, SORTS, Query, RowIndex, build_index
+from whileai.server.pages.rowindex import FACETS, SORTS, Query, RowIndex
 from whileai.server.pages.session import page_account
 
 __all__ = ["COMPARE_ID", "LOCAL_ID", "Site", "Viewer", "missing", "open_site", "router"]
@@ -69,9 +69,10 @@ class Site:
 
 @lru_cache(maxsize=8)
 def _server_index(store: Any, account: Any, dataset_id: str, version: Any) -> RowIndex:
-    from whileai.server.pages.rowsource import dataset_lines
+    """A dataset's index, kept per version (a new version is new parts)."""
+    from whileai.server.pages.rowsource import dataset_index
 
-    return build_index(dataset_lines(store, account, dataset_id))
+    return dataset_index(store, account, dataset_id)
 
 
 def open_site(request: Request, dataset_id: str) -> Site | Response:

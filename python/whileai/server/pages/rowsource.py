@@ -28,7 +28,8 @@ from typing import Any
 from whileai.errors import ConfigError
 from whileai.server.pages.rowindex import RowIndex, build_index
 
-__all__ = ["LocalSource", "dataset_lines", "dataset_rows", "open_local"]
+__all__ = ["LocalSource", "dataset_index", "dataset_lines", "dataset_rows", "index_files",
+           "open_local"]
 
 _GZIP = b"\x1f\x8b"
 
@@ -104,13 +105,22 @@ def open_local(path: str | Path) -> LocalSource:
         raise ConfigError(f"{target}: no such file or folder; give a .jsonl, .jsonl.gz, "
                           "a SimulationData.save file or a Hugging Face folder")
     files = _folder_files(target) if target.is_dir() else [target]
+    index = index_files(files, splits=target.is_dir())
+    labels = target / "labels.jsonl" if target.is_dir() else target.with_name(
+        target.name.split(".")[0] + ".labels.jsonl")
+    return LocalSource(path=target, index=index, labels=labels)
+
+
+def index_files(files: list[Path], *, splits: bool = False) -> RowIndex:
+    """One index over ``files`` in order (each file's stem its rows' split when ``splits``):
+    by byte offset when every file is plain JSONL, else with the lines kept."""
     offsets: array[int] = array("q")
     plain: list[tuple[Path, int]] = []
     every_plain = all(not f.name.endswith(".parquet") and not _is_gzip(f) for f in files)
 
     def lines() -> Iterator[tuple[bytes, str, str]]:
         for file in files:
-            split = _split(file) if target.is_dir() else ""
+            split = _split(file) if splits else ""
             if file.name.endswith(".parquet"):
                 source: Iterator[tuple[int, bytes]] = _parquet_lines(file)
             elif _is_gzip(file):
@@ -118,12 +128,9 @@ def open_local(path: str | Path) -> LocalSource:
             else:
                 source = _plain(file, offsets, plain)
             for number, line in source:
-                yield line, split, f"{file}: line {number}"
+                yield line, split, f"{file.name}: line {number}"
 
-    index = build_index(lines(), fetch=_reader(offsets, plain) if every_plain else None)
-    labels = target / "labels.jsonl" if target.is_dir() else target.with_name(
-        target.name.split(".")[0] + ".labels.jsonl")
-    return LocalSource(path=target, index=index, labels=labels)
+    return build_index(lines(), fetch=_reader(offsets, plain) if every_plain else None)
 
 
 def _reader(offsets: array[int], files: list[tuple[Path, int]]) -> Any:
@@ -133,6 +140,14 @@ def _reader(offsets: array[int], files: list[tuple[Path, int]]) -> Any:
             handle.seek(offsets[position])
             return handle.readline()
     return fetch
+
+
+def dataset_index(store: Any, account: Any, dataset_id: str) -> RowIndex:
+    """The index of a platform dataset's parts (immutable files: read again by offset)."""
+    from whileai.server.services import datasets
+
+    count = len(datasets.manifest(store, account, dataset_id).get("parts") or [])
+    return index_files([datasets.part_file(store, account, dataset_id, i) for i in range(count)])
 
 
 def dataset_lines(store: Any, account: Any, dataset_id: str) -> Iterator[bytes]:
