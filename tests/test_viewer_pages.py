@@ -38,10 +38,17 @@ def rows() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def viewer(rows: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """``whileai view`` on the rows, two of them (the last judged ones) labelled already, the
+    labels agreeing with the judge."""
+    from whileai.server.pages.labels import append_label, label_line
+
     path = tmp_path_factory.mktemp("view") / "rows.jsonl"
     zps.write_jsonl(path, rows)
+    labels = path.with_name("rows.labels.jsonl")
+    for row in [r for r in rows if r.get("reward") is not None][-2:]:
+        append_label(labels, label_line(row, int(row["reward"]), annotator="earlier"))
     proc, url = start_view(path)
-    yield {"url": url, "path": path, "labels": path.with_name("rows.labels.jsonl")}
+    yield {"url": url, "path": path, "labels": labels}
     stop(proc)
 
 
@@ -146,13 +153,20 @@ def test_a_keyboard_label_reaches_judge_trust(browser: Any, viewer: dict[str, An
     WebDriverWait(browser, 30).until(lambda d: d.current_url.endswith(f"/rows/{failed + 1}"))
     assert problems(browser) == []
     labelled, report = zps.attach_labels(rows, str(viewer["labels"]))
-    assert (report["matched"], report["unmatched"]) == (2, 0)
+    assert (report["matched"], report["unmatched"]) == (4, 0)  # two typed, two there before
     trust = zps.judge_trust(labelled)
-    assert trust["agreement"]["n"] == 2
-    assert trust["agreement"]["confusion"] == {"tp": 0, "fp": 1, "fn": 0, "tn": 1}
+    earlier = [r for r in rows if r.get("reward") is not None][-2:]
+    agreeing_passes = sum(1 for r in earlier if r["reward"] == 1.0)
+    assert trust["agreement"]["n"] == 4
+    assert trust["agreement"]["confusion"] == {"tp": agreeing_passes, "fp": 1, "fn": 0,
+                                               "tn": 1 + 2 - agreeing_passes}
     assert [q["index"] for q in trust["review_queue"]] == [passed]
     browser.get(viewer["url"] + "/datasets/local/agreement")
-    assert browser.find_element(By.ID, "agreement-value").text == "0.5"
+    assert browser.find_element(By.ID, "agreement-value").text == "0.75"
+    assert browser.find_element(By.ID, "disagree").text == f"row {passed}"
+    browser.get(viewer["url"] + "/datasets/local/rows?label=fail")
+    assert browser.find_element(By.ID, "total").get_attribute("data-total") == str(
+        2 + sum(1 for r in earlier if r["reward"] == 0.0))
 
 
 def test_script_payloads_in_every_field_run_no_script(browser: Any,
