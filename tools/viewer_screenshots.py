@@ -1,5 +1,5 @@
 """Refresh the viewer's screenshots in docs/images/: the row list, a conversation, compare, the
-agreement (label) page and the hack scan, at 1280 px, and the conversation on a phone.
+agreement (label) page and the hack scan, at 1280 px; the conversation on a phone and dark.
 
 Simulates the seeded agent (``tests/viewer_rows.py``: faults, planted mistakes, judge
 failures), writes a second run to compare against, starts ``whileai view A --compare B`` on a
@@ -73,6 +73,9 @@ def main() -> None:
         _shot(driver, url + "/compare?by=intent", out / "viewer-compare.png", 1280)
         _shot(driver, f"{base}/agreement", out / "viewer-agreement.png", 1280)
         _shot(driver, f"{base}/hacks", out / "viewer-hacks.png", 1280)
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+        _shot(driver, f"{base}/rows/{seeded}", out / "viewer-dark.png", 1280, 1400)
     finally:
         driver.quit()
         stop(proc)

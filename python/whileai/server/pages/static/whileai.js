@@ -26,6 +26,10 @@
       .catch(function () { state.textContent = "not saved: the server did not answer"; });
   }
   document.addEventListener("DOMContentLoaded", function () {
+    var facets = document.getElementById("facet-box");
+    if (facets && window.matchMedia("(max-width: 800px)").matches) {
+      facets.open = false;  // on a phone the rows come first; the filters one tap away
+    }
     var form = document.getElementById("filters");
     if (form) {
       form.querySelectorAll("[data-autosubmit]").forEach(function (el) {
