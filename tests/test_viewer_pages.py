@@ -9,6 +9,7 @@ no payload runs. Screenshots land in ``WHILEAI_ARTIFACTS`` (default ``build/scre
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -173,19 +174,23 @@ def test_script_payloads_in_every_field_run_no_script(browser: Any,
                                                        tmp_path: Path) -> None:
     path = tmp_path / "payload.jsonl"
     zps.write_jsonl(path, [payload_row(), payload_row() | {"rollout_index": 1, "reward": 1.0}])
-    proc, url = start_view(path)
+    other = tmp_path / "other.jsonl"
+    zps.write_jsonl(other, [payload_row() | {"reward": 1.0}, payload_row() | {"rollout_index": 1}])
+    proc, url = start_view(path, "--compare", str(other))
+    quoted = requests.utils.quote(PAYLOAD)
     try:
         pages = ["/datasets/local/rows", "/datasets/local/rows/0", "/datasets/local/rows/1",
-                 "/datasets/local/agreement",
-                 f"/datasets/local/rows?q={requests.utils.quote(PAYLOAD)}",
-                 f"/datasets/local/rows?seeded={requests.utils.quote(PAYLOAD)}"]
+                 "/datasets/local/agreement", "/datasets/local/hacks",
+                 f"/datasets/local/rows?q={quoted}", f"/datasets/local/rows?seeded={quoted}",
+                 f"/datasets/local/rows?task={quoted}", "/compare?by=intent",
+                 f"/compare/task?task={quoted}"]
         requests.post(url + "/datasets/local/rows/0/label",
                       json={"value": 1, "note": PAYLOAD}, timeout=10).raise_for_status()
         for page in pages:
             browser.get(url + page)
             assert browser.execute_script("return window.__xss === undefined")
             assert not browser.find_elements(By.CSS_SELECTOR, "main script, main img")
-            if "agreement" not in page:  # the pages that print row fields print it as text
+            if "agreement" not in page and "hacks" not in page:  # those print row fields
                 assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in browser.page_source
         assert PAYLOAD in browser.find_element(By.TAG_NAME, "main").text  # shown as text
     finally:
@@ -231,6 +236,23 @@ def test_the_server_serves_the_same_row_pages(browser: Any, platform_server: Any
     labelled, report = zps.attach_labels(rows, str(path))
     assert report["matched"] == 1
     assert (labelled[seeded]["gold_reward"], labelled[seeded]["label_source"]) == (1.0, "viewer")
+    # a trace whose span name, attributes and messages hold the payload runs no script either
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": PAYLOAD, "kind": 3,
+            "startTimeUnixNano": "1", "endTimeUnixNano": "2000001",
+            "status": {"code": 2, "message": PAYLOAD}, "attributes": [
+                {"key": "gen_ai.agent.name", "value": {"stringValue": PAYLOAD}},
+                {"key": "gen_ai.request.model", "value": {"stringValue": PAYLOAD}},
+                {"key": "gen_ai.input.messages", "value": {"stringValue": json.dumps(
+                    [{"role": "user", "parts": [{"type": "text", "content": PAYLOAD}]}])}}]}
+    sent = requests.post(f"{base}/v1/traces", timeout=10,
+                         json={"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]},
+                         headers={"Authorization": f"Bearer {key}"})
+    assert sent.ok, sent.text
+    for page in ("/traces", f"/traces/{'ab' * 16}"):
+        browser.get(base + page)
+        assert browser.execute_script("return window.__xss === undefined")
+        assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in browser.page_source
+    assert problems(browser) == []
     # signed out, the row pages send the browser to sign in
     browser.delete_all_cookies()
     browser.get(rows_url)
