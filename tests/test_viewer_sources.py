@@ -147,3 +147,31 @@ def test_the_cli_refuses_a_bad_port(capsys: pytest.CaptureFixture[str], tmp_path
 
     assert main(["view", str(tmp_path / "x.jsonl"), "--port", "70000", "--no-browser"]) == 2
     assert "--port must be 0 to 65535" in capsys.readouterr().err
+
+
+def test_a_big_index_is_built_in_the_background_and_a_failed_one_retried() -> None:
+    import threading
+
+    from whileai.server.pages.indexcache import IndexCache
+
+    cache = IndexCache(kept=2, inline_rows=10)
+    gate = threading.Event()
+
+    def slow() -> str:
+        gate.wait(30)
+        return "big index"
+
+    assert cache.get("big", slow, rows=11) is None  # building: the page says so
+    assert cache.get("big", slow, rows=11) is None
+    gate.set()
+    cache.wait("big", timeout=30)
+    assert cache.get("big", slow, rows=11) == "big index"
+
+    def broken() -> str:
+        raise RowError("part 3 is missing")
+
+    with pytest.raises(RowError, match="part 3"):
+        cache.get("bad", broken, rows=5)
+    assert cache.get("bad", lambda: "fixed", rows=5) == "fixed"  # the failure was not kept
+    cache.get("third", lambda: "x", rows=5)  # kept=2: the oldest ("big") goes
+    assert cache.get("big", lambda: "rebuilt", rows=5) == "rebuilt"

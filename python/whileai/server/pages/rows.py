@@ -9,8 +9,8 @@ the shape ``attach_labels`` reads.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -21,6 +21,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from whileai.errors import RowError
 from whileai.server.errors import ApiError
 from whileai.server.pages.conversation import transcript
+from whileai.server.pages.indexcache import IndexCache
 from whileai.server.pages.labels import (
     agreement,
     append_label,
@@ -67,12 +68,16 @@ class Site:
     local: str | None
 
 
-@lru_cache(maxsize=8)
-def _server_index(store: Any, account: Any, dataset_id: str, version: Any) -> RowIndex:
-    """A dataset's index, kept per version (a new version is new parts)."""
-    from whileai.server.pages.rowsource import dataset_index
+_CACHE_LOCK = threading.Lock()
 
-    return dataset_index(store, account, dataset_id)
+
+def _indexes(request: Request) -> IndexCache:
+    """The app's index cache (made on first use)."""
+    with _CACHE_LOCK:
+        cache: IndexCache | None = getattr(request.app.state, "row_indexes", None)
+        if cache is None:
+            cache = request.app.state.row_indexes = IndexCache()
+        return cache
 
 
 def open_site(request: Request, dataset_id: str) -> Site | Response:
@@ -96,8 +101,14 @@ def open_site(request: Request, dataset_id: str) -> Site | Response:
         info = datasets.get(store, account, dataset_id)
     except ApiError as exc:
         return missing(exc.message, None)
-    version = (info["updatedAt"], info["rows"], info["bytes"])
-    index = _server_index(store, account, dataset_id, version)
+    from whileai.server.pages.rowsource import dataset_index
+
+    key = (dataset_id, info["updatedAt"], info["rows"], info["bytes"])
+    index = _indexes(request).get(key, lambda: dataset_index(store, account, dataset_id),
+                                  rows=int(info["rows"]))
+    if index is None:
+        return render("indexing.html", title=f"Indexing · {info['name']}", name=info["name"],
+                      rows=info["rows"], dataset_id=dataset_id)
     return Site(dataset_id=dataset_id, name=info["name"], index=index,
                 labels=store.config.directory / "labels" / f"{dataset_id}.jsonl",
                 annotator=account.name,
