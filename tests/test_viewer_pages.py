@@ -133,11 +133,22 @@ def test_a_filter_narrows_the_list_to_the_expected_count(browser: Any, viewer: d
     browser.get(viewer["url"] + "/datasets/local/rows?fault=timeout&outcome=fail")
     assert browser.find_element(By.ID, "total").get_attribute("data-total") == str(failed)
     word = rows[0]["final_text"].split()[-1].strip(".").lower()
-    found = sum(1 for r in rows if word in (r["prompt"] + "\n" + r["final_text"]).lower()
+    matching = [r for r in rows if word in (r["prompt"] + "\n" + r["final_text"]).lower()
                 or any(word in str(m.get("content") or "").lower() for m in r["messages"]
-                       if m["role"] in ("user", "assistant")))
+                       if m["role"] in ("user", "assistant"))]
+    found = len(matching)
     browser.get(viewer["url"] + f"/datasets/local/rows?q={word}")
     assert browser.find_element(By.ID, "total").get_attribute("data-total") == str(found)
+    # a column header sorts; a second click reverses (unjudged rows last either way up)
+    for descending in (False, True):
+        browser.find_element(By.CSS_SELECTOR, "a[title='sort by reward']").click()
+        WebDriverWait(browser, 30).until(
+            lambda d, x=descending: ("desc=1" in d.current_url) == x and "sort=reward" in
+            d.current_url)
+        shown = [float(t) for td in browser.find_elements(
+            By.CSS_SELECTOR, "#rows tbody td:nth-child(4)") if (t := td.text) != "-"]
+        assert shown == sorted(shown, reverse=descending)
+        assert len(shown) == sum(1 for r in matching if r.get("reward") is not None)
     assert problems(browser) == []
 
 

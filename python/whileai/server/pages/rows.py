@@ -148,9 +148,11 @@ def rows_page(dataset_id: str, request: Request) -> Response:
               "label": labelled[p]["gold_reward"] if p in labelled else None}
              for p in found.page]
     keep = [(k, v) for k, v in request.query_params.multi_items() if k != "page"]
+    unsorted = [(k, v) for k, v in keep if k not in ("sort", "desc")]
     return render("rows.html", title=f"Rows · {site.name}", **_base(site), query=query,
                   found=found, items=items, facets=FACETS, sorts=SORTS, sizes=_SIZES,
-                  rows_total=len(site.index), keep=urlencode(keep) + ("&" if keep else ""))
+                  rows_total=len(site.index), keep=urlencode(keep) + ("&" if keep else ""),
+                  unsorted=urlencode(unsorted) + ("&" if unsorted else ""))
 
 
 @router.get("/datasets/{dataset_id}/rows/{position}")
