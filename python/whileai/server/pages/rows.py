@@ -116,6 +116,7 @@ def open_site(request: Request, dataset_id: str) -> Site | Response:
 
 
 def missing(message: str, local: str | None) -> Response:
+    """The not-found page (with the local viewer's navigation when ``local``)."""
     return render("notfound.html", 404, title="Not found", message=message, local=local,
                   signed_in=local is None)
 
