@@ -99,6 +99,10 @@ def test_every_viewer_page_loads_clean(browser: Any, viewer: dict[str, Any],
         kind = rows[positions["fault"]]["faults"][0]["kind"]
         assert f"fault: {kind}" in text.lower()  # the call header is shown in capitals
         assert browser.find_elements(By.CSS_SELECTOR, ".turn.tool.faulted")
+        flags = [f["flag"] for f in zps.trace_flags(rows[positions["fault"]])]
+        assert flags  # the seeded agent claims success through the fault
+        assert [b.text for b in browser.find_elements(
+            By.CSS_SELECTOR, "#verdict .badge.fault[title]")] == flags
     if which == "seeded":
         assert "planted mistake" in text
         assert rows[positions["seeded"]]["seeded"][0] in text

@@ -5,7 +5,8 @@ It reads ``messages`` when the row has them (the system prompt folded, user and 
 tool results joined to their call by id) and otherwise ``prompt``, ``steps`` and
 ``final_text``. A call is marked with its fault when the world scheduled one for it
 (``faults``: tool, kind, call number) or its result says so (timeout, permission denied,
-malformed, stale, not found). ``privileged`` is left out unless asked for.
+malformed, stale, not found). The trajectory flags are ``trace_flags``'s (claims the steps do
+not back, an ignored failure, ...). ``privileged`` is left out unless asked for.
 
 >>> row = {"prompt": "where is A-1?", "final_text": "It shipped.",
 ...        "steps": [{"tool": "get_order", "arguments": {"order_id": "A-1"},
@@ -154,6 +155,8 @@ def transcript(row: Mapping[str, Any], *, show_privileged: bool = False) -> dict
     flags = [[k, v] for k in ("truncated", "finish_reason", "n_tokens", "model_version")
              if (v := row.get(k)) is not None]
     privileged = row.get("privileged") if show_privileged else None
+    from whileai.simulations.clean.trace_flags import trace_flags
+
     return {
         "system": system,
         "turns": turns,
@@ -162,6 +165,7 @@ def transcript(row: Mapping[str, Any], *, show_privileged: bool = False) -> dict
         "verdict": verdict(row),
         "markers": sorted(markers.items()),
         "flags": flags,
+        "trajectory": trace_flags(row),
         "cell": cell,
         "privileged": _pretty(privileged) if privileged else None,
     }
