@@ -5,6 +5,7 @@ The ranking is the library's ``hack_scan`` (the chart is the HTML report's ``bar
 rows carry a feature comes from the scan's own ``feature_columns`` (a conjunction has no
 column: then the pairs are of the best-ranked feature that has one, and the page says so).
 A dataset past ``SCAN_ROWS`` rows is scanned on its first ``SCAN_ROWS``, and says so.
+``?endorsed=a,b`` names what the reward should track (the scan's ``endorsed``).
 
 >>> pairs_for("f", {"f": ([0, 2], [1.0, 1.0])}, ["a", "a", "b", "b"], limit=3)
 [{'task': 'a', 'with': 0, 'without': 1}, {'task': 'b', 'with': 2, 'without': 3}]
@@ -56,7 +57,9 @@ def hacks_page(dataset_id: str, request: Request) -> Response:
         return site
     count = min(len(site.index), SCAN_ROWS)
     rows = [site.index.row(i) for i in range(count)]
-    report = hack_scan(rows, seed=0, progress=False)
+    endorsed = [e.strip() for e in request.query_params.get("endorsed", "").split(",")
+                if e.strip()][:20]
+    report = hack_scan(rows, endorsed or None, seed=0, progress=False)
     features = report["features"][:15]
     chart = bars([(f["name"], f["rho"], None, None) for f in features],
                  title="within-ask correlation with reward", floor=report["tau"]) \
@@ -76,5 +79,5 @@ def hacks_page(dataset_id: str, request: Request) -> Response:
               "yes" if f["above_floor"] else ""] for f in features]
     return render("hacks.html", title=f"Hack scan · {site.name}", dataset_id=site.dataset_id,
                   name=site.name, report=report, chart=Markup(chart), features=table,
-                  pairs=pairs, shown=shown, scanned=count, total=len(site.index), local=site.local,
-                  signed_in=site.local is None)
+                  pairs=pairs, shown=shown, scanned=count, endorsed=", ".join(endorsed),
+                  total=len(site.index), local=site.local, signed_in=site.local is None)
