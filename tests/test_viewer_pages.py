@@ -117,7 +117,7 @@ def test_every_viewer_page_loads_clean(browser: Any, viewer: dict[str, Any],
         assert browser.find_element(By.ID, "regime").text == \
             f"regime: {scan['regime'].replace('_', ' ')}"
         assert browser.find_elements(By.CSS_SELECTOR, "svg.chart .mark")
-        top = scan["features"][0]["name"]  # endorse the top feature: the regime says train
+        top = scan["features"][0]["name"]  # endorse the top feature and scan again
         browser.find_element(By.ID, "endorsed").send_keys(top)
         browser.find_element(By.CSS_SELECTOR, "form[action$='/hacks'] button").click()
         WebDriverWait(browser, 30).until(lambda d: "endorsed=" in d.current_url)
