@@ -28,6 +28,11 @@ from whileai.server.pages.rowindex import Query, build_index  # noqa: E402
 from whileai.server.pages.rowsource import open_local  # noqa: E402
 
 
+def _client(app: Any) -> TestClient:
+    """The app in process, as a browser on the viewer's own address reaches it."""
+    return TestClient(app, base_url="http://127.0.0.1:7000")
+
+
 def _rows(n: int = 12) -> list[dict[str, Any]]:
     return [{"scenario_id": f"t{i // 3}", "rollout_index": i % 3, "prompt": f"ask {i // 3}",
              "final_text": "shipped" if i % 2 else "pending", "reward": float(i % 2),
@@ -103,8 +108,8 @@ def test_privileged_context_shows_only_when_asked(tmp_path: Path) -> None:
     row = _rows(1)[0] | {"privileged": {"hidden_state": "the secret record"}}
     path = tmp_path / "rows.jsonl"
     zps.write_jsonl(path, [row])
-    plain = TestClient(viewer_app(path)).get("/datasets/local/rows/0")
-    shown = TestClient(viewer_app(path, show_privileged=True)).get("/datasets/local/rows/0")
+    plain = _client(viewer_app(path)).get("/datasets/local/rows/0")
+    shown = _client(viewer_app(path, show_privileged=True)).get("/datasets/local/rows/0")
     assert plain.status_code == shown.status_code == 200
     assert "the secret record" not in plain.text
     assert "the secret record" in shown.text
@@ -114,7 +119,7 @@ def test_labels_are_what_attach_labels_reads(tmp_path: Path) -> None:
     rows = _rows()
     path = tmp_path / "rows.jsonl"
     zps.write_jsonl(path, rows)
-    client = TestClient(viewer_app(path, annotator="ana"))
+    client = _client(viewer_app(path, annotator="ana"))
     assert client.post("/datasets/local/rows/1/label", json={"value": 0}).status_code == 200
     assert client.post("/datasets/local/rows/1/label",
                        json={"value": 1, "note": "ok"}).status_code == 200
@@ -175,3 +180,21 @@ def test_a_big_index_is_built_in_the_background_and_a_failed_one_retried() -> No
     assert cache.get("bad", lambda: "fixed", rows=5) == "fixed"  # the failure was not kept
     cache.get("third", lambda: "x", rows=5)  # kept=2: the oldest ("big") goes
     assert cache.get("big", lambda: "rebuilt", rows=5) == "rebuilt"
+
+
+def test_the_viewer_answers_only_loopback_and_its_own_origin(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    zps.write_jsonl(path, _rows(2))
+    app = viewer_app(path)
+    rebound = TestClient(app, base_url="http://evil.example:7000")
+    assert rebound.get("/datasets/local/rows").status_code == 403  # a DNS-rebinding page
+    client = _client(app)
+    assert client.get("/datasets/local/rows").status_code == 200
+    posted = client.post("/datasets/local/rows/0/label", json={"value": 1},
+                         headers={"Origin": "http://evil.example"})
+    assert posted.status_code == 403
+    assert "not from http://evil.example" in posted.text
+    assert not (tmp_path / "rows.labels.jsonl").exists()
+    own = client.post("/datasets/local/rows/0/label", json={"value": 1},
+                      headers={"Origin": "http://127.0.0.1:7000"})
+    assert own.status_code == 200

@@ -1,5 +1,9 @@
 """``whileai view``'s app: the row pages over one local source, on 127.0.0.1, no account.
 
+With no account, the app guards itself the way a loopback service must: it answers only a
+loopback ``Host`` (so a web page that rebinds its name to 127.0.0.1 cannot read the rows) and
+takes a label only from its own origin (so another page cannot post one).
+
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
 >>> _ = path.write_text('{"prompt": "a", "reward": 1}\\n')
@@ -13,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import RedirectResponse, Response
+from fastapi import FastAPI, Request
+from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 
 from whileai._version import __version__
 from whileai.server.pages import comparison, hacks, render, rows
@@ -44,11 +48,41 @@ def viewer_app(path: str | Path, *, compare: str | Path | None = None,
     app.include_router(comparison.router)
     app.include_router(hacks.router)
 
+    @app.middleware("http")
+    async def loopback_only(request: Request, call_next: Any) -> Response:
+        refused = _refused(request.headers.get("host", ""), request.headers.get("origin"),
+                           request.method)
+        if refused:
+            return PlainTextResponse(refused, status_code=403)
+        response: Response = await call_next(request)
+        return response
+
     @app.get("/", include_in_schema=False)
     def home() -> Response:
         return RedirectResponse(f"/datasets/{LOCAL_ID}/rows", status_code=303)
 
     return app
+
+
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _refused(host: str, origin: str | None, method: str) -> str:
+    """Why a request is refused, or "": a Host that is not loopback (a DNS-rebinding page
+    reading the rows), or a POST from another origin (a page labelling behind your back).
+
+    >>> _refused("127.0.0.1:7000", None, "GET"), _refused("evil.example:7000", None, "GET")
+    ('', 'this viewer answers only on 127.0.0.1 (Host: evil.example:7000)')
+    >>> _refused("127.0.0.1:7000", "http://evil.example", "POST")
+    'a label may come only from this viewer, not from http://evil.example'
+    """
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
+    if name not in _LOOPBACK:
+        return f"this viewer answers only on 127.0.0.1 (Host: {host})"
+    if method == "POST" and origin is not None and origin not in (
+            f"http://{host}", *(f"http://{n}:{host.rsplit(':', 1)[-1]}" for n in _LOOPBACK)):
+        return f"a label may come only from this viewer, not from {origin}"
+    return ""
 
 
 def serve(app: Any, *, port: int, open_browser: bool) -> None:
