@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from whileai.server.pages import (
+    apidocs,
     comparison,
     hacks,
     render,
@@ -24,3 +25,4 @@ router.include_router(comparison.router)
 router.include_router(hacks.router)
 router.include_router(traceview.router)
 router.include_router(views.router)
+router.include_router(apidocs.router)

@@ -21,6 +21,7 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
 
 from whileai.errors import ConfigError
+from whileai.server.pages.guard import csrf_field
 
 __all__ = ["ASSETS", "cell", "environment", "render", "render_text", "router", "when"]
 
@@ -69,6 +70,7 @@ def environment() -> Any:
         lstrip_blocks=True, keep_trailing_newline=False)
     env.filters["cell"] = cell
     env.filters["when"] = when
+    env.globals["csrf_field"] = csrf_field  # the request's token (pages.guard), in POST forms
     return env
 
 

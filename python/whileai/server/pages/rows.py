@@ -21,6 +21,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from whileai.errors import RowError
 from whileai.server.errors import ApiError
 from whileai.server.pages.conversation import transcript
+from whileai.server.pages.guard import check_form
 from whileai.server.pages.indexcache import IndexCache
 from whileai.server.pages.labels import (
     agreement,
@@ -187,6 +188,12 @@ async def label_row(dataset_id: str, position: int, request: Request) -> Respons
         body = await request.json()
     else:
         body = dict(await request.form())
+    if site.local is None:  # the server's pages: this browser's token, from this server
+        try:
+            check_form(request, str(body.get("csrf") or "") if isinstance(body, dict) else "")
+        except ApiError as exc:
+            return JSONResponse({"error": exc.code, "message": exc.message},
+                                status_code=exc.status)
     raw = body.get("value") if isinstance(body, dict) else None
     value = int(raw) if isinstance(raw, (int, str)) and str(raw) in ("0", "1") else raw
     try:

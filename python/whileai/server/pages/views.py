@@ -199,8 +199,8 @@ def run_page(run_id: str, request: Request, store: StoreDep) -> Response:
 def catalog_page(request: Request, store: StoreDep) -> Response:
     """The public catalog (no key needed)."""
     found = datasets.catalog(store)
-    cards = [[c.get("agent"), c.get("name"), c.get("rows"), c.get("description") or ""]
-             for c in found["datasets"]]
+    cards = [[c.get("agent"), c.get("name"), f"{c['owner']} ({c['ownerId']})", c.get("rows"),
+              c.get("description") or ""] for c in found["datasets"]]
     agents = [[a["agent"], a["datasets"], a["rows"]] for a in found["agents"]]
     return render("catalog.html", title="Catalog", cards=cards, agents=agents,
                   signed_in=page_account(store, request) is not None)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from whileai.server.errors import ApiError
-from whileai.server.routes.deps import CurrentAccount, StoreDep
+from whileai.server.routes.deps import Reader, StoreDep, Writer
 from whileai.server.services import cuts, traces
 from whileai.server.services.otlp import decode_body, encode_response, encode_status
 
@@ -77,7 +77,7 @@ async def _body(request: Request, limit: int) -> bytes:
 
 @router.post("/traces", summary="OTLP/HTTP trace export (protobuf or JSON, gzip allowed)",
              response_class=Response)
-async def receive(request: Request, store: StoreDep, account: CurrentAccount) -> Response:
+async def receive(request: Request, store: StoreDep, account: Writer) -> Response:
     """Store the spans; the reply is an ExportTraceServiceResponse in the request's encoding,
     with ``partialSuccess`` when some spans were rejected."""
     limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
@@ -97,7 +97,7 @@ async def receive(request: Request, store: StoreDep, account: CurrentAccount) ->
 
 
 @router.get("/traces", summary="Your traces, newest first")
-def list_traces(store: StoreDep, account: CurrentAccount, agent: str | None = None,
+def list_traces(store: StoreDep, account: Reader, agent: str | None = None,
                 limit: int = Query(100, ge=1, le=1000),
                 offset: int = Query(0, ge=0)) -> dict[str, Any]:
     """A page of traces with their prompt, agent and scores; ``genai`` and ``raw`` counts."""
@@ -105,7 +105,7 @@ def list_traces(store: StoreDep, account: CurrentAccount, agent: str | None = No
 
 
 @router.get("/traces/{trace_id}", summary="One trace: its row, spans and scores")
-def get_trace(trace_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def get_trace(trace_id: str, store: StoreDep, account: Reader) -> dict[str, Any]:
     """``row`` is the conversation (``rows_from_otel`` of the spans), None for a raw trace."""
     return traces.get_trace(store, account, trace_id)
 
@@ -117,7 +117,7 @@ class ScoresIn(BaseModel):
 
 
 @router.post("/scores", summary="Grade finished traces (a re-sent name is a correction)")
-def send_scores(body: ScoresIn, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def send_scores(body: ScoresIn, store: StoreDep, account: Writer) -> dict[str, Any]:
     """``applied``, ``unknown`` trace ids and ``rejected`` items; 404 when nothing landed."""
     return traces.send_scores(store, account, body.scores)
 
@@ -126,7 +126,7 @@ _CUT_PARAMS = {"agent", "since", "holdout", "band_lo", "band_hi"}
 
 
 @router.get("/cuts", summary="What a cut of your traces would hold")
-def cuts_report(request: Request, store: StoreDep, account: CurrentAccount,
+def cuts_report(request: Request, store: StoreDep, account: Reader,
                 agent: str | None = None, since: str = "all", holdout: float | None = None,
                 band_lo: float | None = None, band_hi: float | None = None) -> dict[str, Any]:
     """Other query parameters are trace filters (``model``, ``tool``, ``measure``)."""
@@ -150,7 +150,7 @@ class CutIn(BaseModel):
 
 
 @router.post("/cuts", summary="Cut training data out of your traces")
-def make_cut(body: CutIn, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def make_cut(body: CutIn, store: StoreDep, account: Writer) -> dict[str, Any]:
     """Returns ``train`` and ``holdout`` dataset entries and the report they came from."""
     return cuts.cut(store, account, agent=body.agent, kind=body.kind, since=body.since,
                     holdout=body.holdout, band=body.band, name=body.name, filters=body.filters)

@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, trace_stats
 from whileai.server.services.otlp import Incoming, proto_body
+from whileai.server.services.trace_ids import expand_short
 from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
@@ -414,6 +415,8 @@ def send_scores(store: Store, account: Account,
                      "value": float(value), "fields": json.dumps(extra, default=str),
                      "updated_at": now})
     with store.engine.begin() as conn:
+        good, ambiguous = expand_short(conn, account.id, good)
+        rejected += ambiguous
         known = set(conn.execute(sa.select(traces.c.trace_id).where(
             traces.c.account_id == account.id,
             traces.c.trace_id.in_(sorted({g["trace_id"] for g in good}) or [""]))).scalars())
@@ -432,7 +435,8 @@ def send_scores(store: Store, account: Account,
                               [replace(s, score=verdicts[t]) for t, s in before.items()])
     if not applied:
         raise ApiError("not_found", f"no score landed: unknown trace ids {unknown[:5]}"
-                                    + (f", rejected {rejected[:3]}" if rejected else ""))
+                                    + (f", rejected {rejected[:3]}" if rejected else "")
+                                    + " (a trace id is the 32-hex OTLP id, or its first 16)")
     return {"applied": len(applied), "unknown": unknown, "rejected": rejected}
 
 

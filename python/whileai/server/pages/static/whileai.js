@@ -13,7 +13,9 @@
   function label(box, value) {
     var note = document.getElementById("note");
     var state = document.getElementById("label-state");
-    var body = JSON.stringify({value: value, note: note ? note.value : ""});
+    var token = box.querySelector("input[name=csrf]");  // the server's pages carry one
+    var body = JSON.stringify({value: value, note: note ? note.value : "",
+                               csrf: token ? token.value : ""});
     state.textContent = "saving...";
     fetch(box.dataset.url, {method: "POST", credentials: "same-origin",
                             headers: {"Content-Type": "application/json"}, body: body})
