@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from whileai.server.pages.layout import document, table
+from whileai.server.pages.render import render
 from whileai.server.pages.session import page_account
 from whileai.server.routes.deps import StoreDep
 
@@ -36,12 +36,5 @@ def operations(spec: dict[str, Any]) -> list[list[str]]:
 @router.get("/docs", response_class=HTMLResponse)
 def api_docs(request: Request, store: StoreDep) -> HTMLResponse:
     """Every API operation and the capability it needs."""
-    body = ("<h1>API</h1><p>Send an API key or a delegated credential as "
-            "<code>Authorization: Bearer ...</code>. <em>needs</em> is what the credential must "
-            "allow: <code>keys</code> and <code>admin</code> take an API key; a delegated "
-            "credential reads and writes within its scope; <code>optional</code> routes answer "
-            "without a credential too. The full description is "
-            '<a href="/openapi.json">/openapi.json</a>.</p>'
-            + table(["method", "path", "what", "needs"], operations(request.app.openapi())))
-    return HTMLResponse(document("API", body,
-                                 signed_in=page_account(store, request) is not None))
+    return render("apidocs.html", title="API", operations=operations(request.app.openapi()),
+                  signed_in=page_account(store, request) is not None)

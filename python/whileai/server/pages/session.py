@@ -9,14 +9,12 @@ failed sign-ins are throttled per client address like every credential check.
 
 from __future__ import annotations
 
-from html import escape
-
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from whileai.server.errors import ApiError
-from whileai.server.pages.guard import check_form, csrf_field, secure_cookies
-from whileai.server.pages.layout import document
+from whileai.server.pages.guard import check_form, secure_cookies
+from whileai.server.pages.render import render
 from whileai.server.routes.deps import StoreDep, checked
 from whileai.server.services import Account, Store
 from whileai.server.services.sessions import (
@@ -44,15 +42,7 @@ def page_account(store: Store, request: Request) -> Account | None:
 
 
 def _form(message: str = "", status: int = 200) -> HTMLResponse:
-    note = f'<p class="warn" role="alert">{escape(message)}</p>' if message else ""
-    return HTMLResponse(document("Sign in", f"""<h1>Sign in</h1>{note}
-<form method="post" action="/signin">{csrf_field()}
-<p><label for="key">API key</label><br>
-<input id="key" name="key" type="password" autocomplete="off" size="48" required autofocus></p>
-<p><button type="submit">Sign in</button></p></form>
-<p class="muted">A server admin mints keys with <code>whileai serve --create-key NAME</code>.
-The public <a href="/catalog">catalog</a> needs no key.</p>""", signed_in=False),
-        status_code=status)
+    return render("signin.html", status, title="Sign in", message=message, signed_in=False)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -98,8 +88,7 @@ def signout(request: Request, store: StoreDep, csrf: str = Form("")) -> Response
     try:
         check_form(request, csrf)
     except ApiError as exc:
-        return HTMLResponse(document("Sign out", f'<p class="warn" role="alert">'
-                                     f"{escape(exc.message)}</p>"), status_code=exc.status)
+        return render("notfound.html", exc.status, title="Sign out", message=exc.message)
     token = request.cookies.get(COOKIE)
     if token:
         close_session(store, token)
