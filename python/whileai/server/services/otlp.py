@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from whileai.server.errors import ApiError
+from whileai.simulations.ingest.conventions import adapt_attributes
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
 
 __all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response", "encode_status",
@@ -108,7 +109,7 @@ def _proto_span(span: Any, index: int) -> Span:
     return Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(),
                 parent_id=parent.hex() if parent else "", name=span.name,
                 start=span.start_time_unix_nano or None, end=span.end_time_unix_nano or None,
-                attributes=_plain(attrs), events=events, error=code == 2,
+                attributes=adapt_attributes(_plain(attrs)), events=events, error=code == 2,
                 status_message=message, index=index)
 
 

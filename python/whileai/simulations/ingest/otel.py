@@ -1,7 +1,11 @@
 """OpenTelemetry GenAI spans to trace rows: one row per conversation, ready for ``traces=``.
 
-Spans group by ``gen_ai.conversation.id`` (a span without one joins the conversation of its
-trace), else by trace id. In time order, the first user message becomes ``prompt``; tool calls
+Spans of other conventions (OpenInference, OpenLLMetry's indexed ``gen_ai.prompt.N``) are read
+as GenAI spans (``ingest.conventions``); log records (``ingest.logs``) join the span they were
+emitted in. Spans group by ``gen_ai.conversation.id`` (OpenInference's ``session.id``; a span
+without one joins the conversation of its trace), else by trace id; a row that is a truncated
+copy of another (each call its own trace, no parent span) is merged into it
+(``ingest.joins``). In time order, the first user message becomes ``prompt``; tool calls
 (``execute_tool`` spans with ``gen_ai.tool.*`` attributes, and ``tool_call`` /
 ``tool_call_response`` message parts, merged by call id) become tool steps; later user turns
 become user steps; the last assistant text becomes ``final_text``. ``gen_ai.usage.*`` is summed
@@ -29,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from whileai.simulations.ingest.joins import merge_prefixes
+from whileai.simulations.ingest.logs import LOG_RECORD, attach_logs, with_record_spans
 from whileai.simulations.ingest.messages import (
     INPUT_MESSAGES,
     OUTPUT_MESSAGES,
@@ -41,7 +47,7 @@ from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
 from whileai.simulations.ingest.steps import parse_json_value
 from whileai.simulations.rows import conversation
 
-__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "read_otel",
+__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "is_genai", "read_otel",
            "rows_from_otel"]
 
 REWARD_KEYS: tuple[str, ...] = ("whileai.reward",)
@@ -64,7 +70,8 @@ COUNT_KEYS = (
     "spans_in", "not_a_span", "missing_ids", "missing_times", "unknown_values", "skipped_lines",
     "bad_json", "unknown_messages", "unknown_parts", "ignored_parts", "bad_arguments",
     "orphan_results", "tool_spans_without_name", "tool_calls_without_result", "rewards_rejected",
-    "empty_conversations", "conversations", "rows",
+    "empty_conversations", "conversations", "rows", "log_records", "log_records_alone",
+    "without_content", "not_genai", "merged",
 )
 _AGENT_OPERATIONS = {"invoke_agent", "create_agent", "invoke_workflow"}
 
@@ -75,6 +82,12 @@ class OtelLoad:
 
     rows: tuple[dict[str, Any], ...]
     counts: Mapping[str, int] = field(default_factory=dict)
+
+
+def is_genai(spans: Sequence[Span]) -> bool:
+    """Whether a span carries a GenAI attribute (another convention's read as one) or is a log
+    record of the chat."""
+    return any(k.startswith("gen_ai.") or k == LOG_RECORD for s in spans for k in s.attributes)
 
 
 def _is_tool_span(span: Span) -> bool:
@@ -305,16 +318,26 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
         usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
         if usage:
             row["usage"] = usage
-    models = [s.attributes.get("gen_ai.response.model") or s.attributes.get(
-        "gen_ai.request.model") for s in spans]
-    models = [m for m in models if m]
-    if models:
-        row["model_version"] = str(models[-1])
+    model = _model(spans)
+    if model is not None:
+        row["model_version"] = model
     reward = _reward(spans, reward_keys, tally)
     if reward is not None:
         row["reward"] = reward
     row["lineage"] = {"source": "otel", "stages": ["rows_from_otel"], "group": key}
     return row
+
+
+def _model(spans: Sequence[Span]) -> str | None:
+    """The model that answered: ``gen_ai.response.model`` of the last model call in time order
+    (an agent span may name only the model it asked for), else the request model."""
+    calls = [s for s in spans if not _is_agent_span(s) and not _is_tool_span(s)]
+    for group in (calls, spans):
+        for key in ("gen_ai.response.model", "gen_ai.request.model"):
+            found = [s for s in group if s.attributes.get(key)]
+            if found:
+                return str(max(found, key=lambda s: (s.start or 0, s.index)).attributes[key])
+    return None
 
 
 def _usage(spans: Sequence[Span]) -> dict[str, int]:
@@ -342,8 +365,11 @@ def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad
         docs, skipped = read_export(Path(source))
         tally["skipped_lines"] += skipped
         source = docs
-    spans, decoded = decode_spans(source)
+    spans, decoded = decode_spans(with_record_spans(source))
     tally.update({k: v for k, v in decoded.as_dict().items() if v})
+    spans, joined, alone = attach_logs(spans)
+    if joined or alone:
+        tally.update(log_records=joined + alone, log_records_alone=alone)
     by_trace: dict[str, str] = {}
     for span in spans:
         conv = span.attributes.get(CONVERSATION_ID)
@@ -353,8 +379,14 @@ def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad
     for span in spans:
         conv = span.attributes.get(CONVERSATION_ID) or by_trace.get(span.trace_id)
         groups.setdefault(str(conv) if conv else span.trace_id, []).append(span)
-    rows = [row for key, group in groups.items()
-            if (row := _build(key, group, tuple(reward_keys), tally)) is not None]
+    rows = []
+    for key, group in groups.items():
+        row = _build(key, group, tuple(reward_keys), tally)
+        if row is not None:
+            rows.append(row)
+        else:
+            tally["without_content" if is_genai(group) else "not_genai"] += 1
+    rows, tally["merged"] = merge_prefixes(rows)
     tally["conversations"] = len(groups)
     tally["rows"] = len(rows)
     counts = {**dict.fromkeys(COUNT_KEYS, 0), **tally}
