@@ -80,8 +80,6 @@ def _instrument(library: str, tracer_provider: Any, logger_provider: Any) -> Non
 def _converse(client: Any, tracer: Any, n: int, parent: bool) -> None:
     import contextlib
 
-    from opentelemetry import trace
-
     holder = (tracer.start_as_current_span(f"invoke_agent {AGENT}", attributes={
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": AGENT,
         "gen_ai.conversation.id": f"conv-{n}"}) if parent else contextlib.nullcontext())
@@ -97,7 +95,6 @@ def _converse(client: Any, tracer: Any, n: int, parent: bool) -> None:
         messages.append({"role": "tool", "tool_call_id": call.id,
                          "content": RESULT.format(n=n)})
         client.chat.completions.create(model=MODEL_ASKED, messages=messages, tools=TOOLS)
-    del trace
 
 
 def main() -> None:
@@ -115,7 +112,7 @@ def main() -> None:
 
     import openai
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import ConsoleLogExporter, SimpleLogRecordProcessor
+    from opentelemetry.sdk._logs import export as log_export
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
@@ -131,12 +128,14 @@ def main() -> None:
         headers = {"Authorization": f"Bearer {args.key}"}
         spans.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(
             endpoint=f"{args.endpoint}/v1/traces", headers=headers)))
-        logs.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(
+        logs.add_log_record_processor(log_export.SimpleLogRecordProcessor(OTLPLogExporter(
             endpoint=f"{args.endpoint}/v1/logs", headers=headers)))
     if args.console:
         outputs = [open(args.console, "w"), open(args.console + ".logs", "w")]  # noqa: SIM115
         spans.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=outputs[0])))
-        logs.add_log_record_processor(SimpleLogRecordProcessor(ConsoleLogExporter(
+        console_logs = getattr(log_export, "ConsoleLogRecordExporter", None) or (
+            log_export.ConsoleLogExporter)
+        logs.add_log_record_processor(log_export.SimpleLogRecordProcessor(console_logs(
             out=outputs[1])))
     from opentelemetry import _logs, trace
 
