@@ -291,6 +291,7 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
     for trace_id in spans:
         records[trace_id] = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
                                     rows.get(trace_id), now)
+    _keep_absorbed(conn, account, records, set(before))
     before = {**before, **_join(conn, account, records, now)}
     after, genai, raw = [], 0, Counter[str]()
     for trace_id in sorted(records):
@@ -313,6 +314,27 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
 def _merged(record: dict[str, Any], now: float) -> None:
     """Turn ``record`` into a merged trace: raw under ``merged``, its own row kept to show."""
     record.update(genai=False, task="merged", updated_at=now)
+
+
+def _keep_absorbed(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any]],
+                   seen: set[str]) -> None:
+    """A rebuilt row keeps the traces merged into it before (their usage and their ids)."""
+    rebuilt = sorted(t for t, r in records.items() if t in seen and r["genai"])
+    if not rebuilt:
+        return
+    where = traces.c.account_id == account.id
+    old = conn.execute(sa.select(traces.c.trace_id, traces.c.row).where(
+        where, traces.c.trace_id.in_(rebuilt), traces.c.row.is_not(None))).tuples().all()
+    for trace_id, text in old:
+        absorbed = json.loads(text).get("lineage", {}).get("merged", [])
+        if not absorbed:
+            continue
+        row = json.loads(records[trace_id]["row"])
+        for (short,) in conn.execute(sa.select(traces.c.row).where(
+                where, traces.c.trace_id.in_(absorbed), traces.c.task == "merged",
+                traces.c.row.is_not(None))).tuples():
+            row = absorb(row, json.loads(short))
+        records[trace_id]["row"] = _compact(row)
 
 
 def _join(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any]],
@@ -351,7 +373,8 @@ def _join(conn: sa.Connection, account: Account, records: dict[str, dict[str, An
                 _merged(records[trace_id], now)
             else:
                 continue
-            merged.pop("seq", None)
+            merged.pop("seq", None)  # and the score, which stays as it is: not a record field
+            merged.pop("score", None)
             changed.setdefault(found.trace_id, trace_stats.TraceState(
                 agent=found.agent, genai=True, task=found.task, score=found.score))
             records[found.trace_id] = {**records.get(found.trace_id, {}), **merged}
