@@ -39,7 +39,7 @@ from whileai.server.services.otlp import Incoming, proto_body
 from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
-from whileai.simulations.ingest.joins import absorb, call_ids, is_prefix
+from whileai.simulations.ingest.joins import absorb, call_ids, is_prefix, merge_prefixes
 from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, is_genai, read_otel
 from whileai.simulations.ingest.otlp import Span, decode_spans
 from whileai.simulations.ingest.unbuilt import REASONS, explain
@@ -261,8 +261,8 @@ def _rows(groups: Mapping[str, Sequence[Span]]) -> dict[str, dict[str, Any]]:
     are the traces), else one per trace, so a conversation never spans two traces' rows."""
     if any(CONVERSATION_ID in s.attributes for group in groups.values() for s in group):
         return {trace_id: dict(rows[0]) for trace_id, group in groups.items()
-                if (rows := read_otel(group).rows)}
-    rows = read_otel([s for group in groups.values() for s in group]).rows
+                if (rows := read_otel(group, merge=False).rows)}
+    rows = read_otel([s for group in groups.values() for s in group], merge=False).rows
     return {row["lineage"]["group"]: dict(row) for row in rows}
 
 
@@ -286,7 +286,7 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
     genai_ids = [t for t in spans if is_genai(spans[t])]
     rows = _rows({t: spans[t] for t in genai_ids if t not in before})
     for trace_id in genai_ids:
-        if trace_id in before and (found := read_otel(spans[trace_id]).rows):
+        if trace_id in before and (found := read_otel(spans[trace_id], merge=False).rows):
             rows[trace_id] = dict(found[0])
     for trace_id in spans:
         records[trace_id] = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
@@ -340,18 +340,23 @@ def _keep_absorbed(conn: sa.Connection, account: Account, records: dict[str, dic
 def _join(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any]],
           now: float) -> dict[str, trace_stats.TraceState]:
     """Merge the rows that are truncated copies of another (``ingest.joins``): within
-    ``records`` (the rows of this batch, merged by ``read_otel`` already, name what they
-    absorbed), and between them and the stored rows of the same task, whichever came first.
-    Stored traces that change join ``records``; returns their states before the change."""
-    for record in list(records.values()):
-        if record["genai"]:
-            for short in json.loads(record["row"]).get("lineage", {}).get("merged", ()):
-                if short in records:
-                    _merged(records[short], now)
+    ``records`` (the rows of this batch), and between them and the stored rows of the same
+    task, whichever came first. Stored traces that change join ``records``; returns their
+    states before the change."""
     mine = {t: json.loads(r["row"]) for t, r in records.items() if r["genai"]}
     mine = {t: row for t, row in mine.items() if call_ids(row)}
     if not mine:
         return {}
+    if len(mine) > 1:
+        kept, _ = merge_prefixes(list(mine.values()))
+        for row in kept:
+            for short in row["lineage"].get("merged", ()):
+                if short in mine:
+                    _merged(records[short], now)
+                    del mine[short]
+            if row["lineage"].get("merged"):
+                mine[row["trace_id"]] = row
+                records[row["trace_id"]]["row"] = _compact(row)
     tasks = sorted({records[t]["task"] for t in mine})
     stored = conn.execute(sa.select(traces).where(
         traces.c.account_id == account.id, traces.c.genai.is_(True),

@@ -354,8 +354,12 @@ def _usage(spans: Sequence[Span]) -> dict[str, int]:
     return totals
 
 
-def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad:
+def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS, *,
+              merge: bool = True) -> OtelLoad:
     """Like :func:`rows_from_otel`, also returning the counts of what was skipped or odd.
+
+    ``merge=False`` keeps the rows that are truncated copies of another (``ingest.joins``):
+    for a caller that merges them itself, as the platform's receiver does across requests.
 
     Raises:
         RowError: ``source`` is not a file, an export dict or an iterable of spans.
@@ -386,7 +390,11 @@ def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad
             rows.append(row)
         else:
             tally["without_content" if is_genai(group) else "not_genai"] += 1
-    rows, tally["merged"] = merge_prefixes(rows)
+    if merge:
+        rows, tally["merged"] = merge_prefixes(rows)
+        if tally["merged"]:  # a merged copy's unanswered call is answered in the row it joined
+            tally["tool_calls_without_result"] = sum(
+                1 for row in rows for s in row["steps"] if "tool" in s and s["result"] is None)
     tally["conversations"] = len(groups)
     tally["rows"] = len(rows)
     counts = {**dict.fromkeys(COUNT_KEYS, 0), **tally}
