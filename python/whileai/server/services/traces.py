@@ -344,7 +344,7 @@ def _join(conn: sa.Connection, account: Account, records: dict[str, dict[str, An
     task, whichever came first. Stored traces that change join ``records``; returns their
     states before the change."""
     mine = {t: json.loads(r["row"]) for t, r in records.items() if r["genai"]}
-    mine = {t: row for t, row in mine.items() if call_ids(row)}
+    mine = {t: row for t, row in mine.items() if call_ids(row) or row.get("conversation_id")}
     if not mine:
         return {}
     if len(mine) > 1:

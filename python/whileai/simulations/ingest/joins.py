@@ -4,8 +4,9 @@ Without a parent span, every call of a tool-using conversation is its own trace,
 an earlier call is a truncated copy of the row of a later one: the same prompt, the same tool
 calls under the same call ids, less of the rest. :func:`is_prefix` says when one row is such a
 copy of another; :func:`merge_prefixes` keeps only the longest row of each conversation (adding
-the usage of the rows it absorbs), and says how many were merged. A shared tool-call id is
-required: two runs of the same prompt without one are two runs, never merged.
+the usage of the rows it absorbs), and says how many were merged. A shared tool-call id, or
+the same ``conversation_id`` on both rows (``gen_ai.conversation.id``, ``session.id``), is
+required: two runs of the same prompt with neither are two runs, never merged.
 
 >>> first = {"prompt": "where is 4412", "final_text": "", "usage": {"input_tokens": 3},
 ...     "trace_id": "t1", "steps": [{"tool": "get_order", "call_id": "c1",
@@ -47,7 +48,8 @@ def _moves(row: Mapping[str, Any]) -> list[Any]:
 def is_prefix(short: Mapping[str, Any], long: Mapping[str, Any]) -> bool:
     """Whether ``short`` is an earlier, truncated copy of the conversation ``long`` holds.
 
-    The same prompt; every tool-call id of ``short`` (at least one) in ``long``; each move of
+    The same prompt; every tool-call id of ``short`` in ``long``, and at least one, unless both
+    name the same conversation (``conversation_id``); each move of
     ``short`` (tool call, turn, final text) the same as ``long``'s at that place, a tool call
     still waiting for its result matching the answered one; and ``short`` shorter or missing a
     result.
@@ -60,7 +62,9 @@ def is_prefix(short: Mapping[str, Any], long: Mapping[str, Any]) -> bool:
     if short.get("prompt") != long.get("prompt"):
         return False
     ids = call_ids(short)
-    if not ids or not ids <= call_ids(long):
+    same = bool(short.get("conversation_id")) and (
+        short.get("conversation_id") == long.get("conversation_id"))
+    if not ids <= call_ids(long) or not (ids or same):
         return False
     mine, theirs = _moves(short), _moves(long)
     if len(mine) > len(theirs):
@@ -97,7 +101,7 @@ def merge_prefixes(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]]
     order given, and how many were merged away."""
     by_prompt: dict[Any, list[int]] = {}
     for i, row in enumerate(rows):
-        if call_ids(row):
+        if call_ids(row) or row.get("conversation_id"):
             by_prompt.setdefault(row.get("prompt"), []).append(i)
     into: dict[int, int] = {}
     for group in by_prompt.values():

@@ -47,8 +47,8 @@ from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
 from whileai.simulations.ingest.steps import parse_json_value
 from whileai.simulations.rows import conversation
 
-__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "is_genai", "read_otel",
-           "rows_from_otel"]
+__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "is_genai",
+           "is_otel_source", "read_otel", "rows_from_otel"]
 
 REWARD_KEYS: tuple[str, ...] = ("whileai.reward",)
 # Where a span says which situation (prompt group) its run belongs to: runs of one scenario are
@@ -352,6 +352,25 @@ def _usage(spans: Sequence[Span]) -> dict[str, int]:
             if isinstance(value, int | float) and not isinstance(value, bool):
                 totals[name] = totals.get(name, 0) + int(value)
     return totals
+
+
+_OTEL_MARKS = (b'"resourceSpans"', b'"resourceLogs"', b'"resource_spans"', b'"trace_id": "0x')
+
+
+def is_otel_source(source: Any) -> bool:
+    """Whether ``source`` holds spans rather than rows: an OTLP/JSON export (a dict, or a file
+    whose first 64 KiB name ``resourceSpans`` / ``resourceLogs``) or the SDK's console JSON.
+
+    >>> is_otel_source({"resourceSpans": []}), is_otel_source([{"prompt": "hi"}])
+    (True, False)
+    """
+    if isinstance(source, Mapping):
+        return any(k in source for k in ("resourceSpans", "resourceLogs", "resource_spans"))
+    if isinstance(source, str | os.PathLike) and Path(source).is_file():
+        with open(source, "rb") as handle:
+            head = handle.read(65536)
+        return any(mark in head for mark in _OTEL_MARKS)
+    return False
 
 
 def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS, *,
