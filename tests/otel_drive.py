@@ -40,8 +40,7 @@ MODEL_SERVED = "gpt-test-2026-01-01"
 AGENT = "support-bot"
 
 _ENV = {
-    "openai-v2": {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
-                  "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only"},
+    "openai-v2": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only"},
     "openai-v2-true": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
     "openai-v2-legacy": {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"},
     "openllmetry": {},
