@@ -6,11 +6,14 @@ answers the client from a chat-completions stub on 127.0.0.1 (``chat_server.py``
 spans (and the log records, for the libraries that put the messages there) through the SDK's
 real ``OTLPSpanExporter`` / ``OTLPLogExporter`` to ``URL``; ``--console`` also writes them with
 the SDK's ``ConsoleSpanExporter`` (and ``ConsoleLogExporter`` to ``F.logs``). ``--parent`` wraps
-each conversation in an agent span of its own. It needs no whileai: it runs in whichever
-virtualenv holds the library under test (the legacy openai-v2 2.3b0 has one of its own).
+each conversation in an agent span of its own; ``--batch`` exports through the SDK's batch
+processors (one request for many spans) instead of one request per span. It needs no whileai:
+it runs in whichever virtualenv holds the library under test (the legacy openai-v2 2.3b0 has one
+of its own).
 
 LIBRARY is one of ``openai-v2`` (content on spans: ``span_only``), ``openai-v2-true`` (the
-``true`` setting: content as log records), ``openllmetry``, ``openinference``,
+``true`` setting, which 2.4b0 takes as "no content"), ``openai-v2-legacy`` (2.3b0 with ``true``:
+content as log records), ``openllmetry``, ``openinference``,
 ``openinference-genai`` (``OPENINFERENCE_ENABLE_GENAI_SEMCONV=true``).
 """
 
@@ -105,6 +108,8 @@ def main() -> None:
     parser.add_argument("--endpoint", default="", help="the server's base URL (OTLP/HTTP)")
     parser.add_argument("--key", default="", help="the API key sent as a bearer token")
     parser.add_argument("--console", default="", help="also write the SDK's console JSON here")
+    parser.add_argument("--batch", action="store_true",
+                        help="export in batches (BatchSpanProcessor) instead of span by span")
     args = parser.parse_args()
     os.environ.update(_ENV[args.library])
     os.environ["OTEL_RESOURCE_ATTRIBUTES"] = f"gen_ai.agent.name={AGENT}"
@@ -114,7 +119,11 @@ def main() -> None:
     from opentelemetry.sdk._logs import export as log_export
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export import (
+        BatchSpanProcessor,
+        ConsoleSpanExporter,
+        SimpleSpanProcessor,
+    )
 
     resource = Resource.create()
     spans = TracerProvider(resource=resource)
@@ -125,9 +134,12 @@ def main() -> None:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         headers = {"Authorization": f"Bearer {args.key}"}
-        spans.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(
+        span_processor = BatchSpanProcessor if args.batch else SimpleSpanProcessor
+        log_processor = (log_export.BatchLogRecordProcessor if args.batch
+                         else log_export.SimpleLogRecordProcessor)
+        spans.add_span_processor(span_processor(OTLPSpanExporter(
             endpoint=f"{args.endpoint}/v1/traces", headers=headers)))
-        logs.add_log_record_processor(log_export.SimpleLogRecordProcessor(OTLPLogExporter(
+        logs.add_log_record_processor(log_processor(OTLPLogExporter(
             endpoint=f"{args.endpoint}/v1/logs", headers=headers)))
     if args.console:
         outputs = [open(args.console, "w"), open(args.console + ".logs", "w")]  # noqa: SIM115

@@ -3,8 +3,8 @@
 Each case runs ``otel_drive.py`` in a subprocess: the library under test instruments the official
 ``openai`` client, which talks to a local chat-completions stub; 20 two-call tool-using
 conversations go through the SDK's ``OTLPSpanExporter`` (and ``OTLPLogExporter``) to a real
-``whileai serve``, with and without a parent span per conversation. Every conversation must come
-out as one complete row (prompt, tool call with arguments and call id, tool result, final text,
+``whileai serve``, with and without a parent span per conversation, span by span or in batches.
+Every conversation must come out as one complete row (prompt, tool call with arguments and call id, tool result, final text,
 usage of both calls, the answering model, the agent), and the SDK's console JSON of the same
 spans, read offline by ``read_otel``, must give the same rows.
 """
@@ -54,12 +54,13 @@ def _python(library: str) -> str:
     return sys.executable
 
 
-def _drive(library: str, tmp_path: Path, url: str, key: str, *, parent: bool) -> Path:
+def _drive(library: str, tmp_path: Path, url: str, key: str, *, parent: bool,
+           batch: bool = False) -> Path:
     console = tmp_path / f"{library}.json"
     args = [_python(library), str(DRIVER), library, "--n", str(N), "--first", str(FIRST),
-            "--endpoint", url, "--key", key, "--console", str(console)]
-    done = subprocess.run([*args, *(["--parent"] if parent else [])], capture_output=True,
-                          text=True, timeout=300, check=False)
+            "--endpoint", url, "--key", key, "--console", str(console),
+            *(["--parent"] if parent else []), *(["--batch"] if batch else [])]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return console
 
@@ -105,7 +106,10 @@ def _key(row: dict[str, Any]) -> str:
 def test_every_conversation_is_one_complete_row(library: str, parent: bool, tmp_path: Path,
                                                  platform_server: Any) -> None:
     key = platform_server.key(f"lib-{library}-{parent}")
-    console = _drive(library, tmp_path, platform_server.url, key, parent=parent)
+    # Span by span (each call's trace in its own request: the merge across requests), and in
+    # the SDK's batches for the parent spans and for OpenInference (the merge in one request).
+    batch = parent or library.startswith("openinference")
+    console = _drive(library, tmp_path, platform_server.url, key, parent=parent, batch=batch)
     listing, rows = _server_rows(platform_server.url, key)
     assert listing["genai"] == N, listing["raw_reasons"]
     assert listing["raw_reasons"] == ({} if parent else {"merged": N})
