@@ -4,9 +4,9 @@ Each case runs ``otel_drive.py`` in a subprocess: the library under test instrum
 ``openai`` client, which talks to a local chat-completions stub; 20 two-call tool-using
 conversations go through the SDK's ``OTLPSpanExporter`` (and ``OTLPLogExporter``) to a real
 ``whileai serve``, with and without a parent span per conversation, span by span or in batches.
-Every conversation must come out as one complete row (prompt, tool call with arguments and call id, tool result, final text,
-usage of both calls, the answering model, the agent), and the SDK's console JSON of the same
-spans, read offline by ``read_otel``, must give the same rows.
+Every conversation must come out as one complete row (prompt, tool call with arguments and call
+id, tool result, final text, usage of both calls, the answering model, the agent), and the SDK's
+console JSON of the same spans, read offline by ``read_otel``, must give the same rows.
 """
 
 from __future__ import annotations
