@@ -343,7 +343,9 @@ def _join(conn: sa.Connection, account: Account, records: dict[str, dict[str, An
     ``records`` (the rows of this batch), and between them and the stored rows of the same
     task, whichever came first. Stored traces that change join ``records``; returns their
     states before the change."""
-    mine = {t: json.loads(r["row"]) for t, r in records.items() if r["genai"]}
+    # Only rows with a call id or a conversation can merge: the text says so before a parse.
+    mine = {t: json.loads(r["row"]) for t, r in records.items() if r["genai"] and (
+        '"call_id":' in r["row"] or '"conversation_id":' in r["row"])}
     mine = {t: row for t, row in mine.items() if call_ids(row) or row.get("conversation_id")}
     if not mine:
         return {}
