@@ -331,13 +331,21 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
 def _model(spans: Sequence[Span]) -> str | None:
     """The model that answered: ``gen_ai.response.model`` of the last model call in time order
     (an agent span may name only the model it asked for), else the request model."""
-    calls = [s for s in spans if not _is_agent_span(s) and not _is_tool_span(s)]
-    for group in (calls, spans):
-        for key in ("gen_ai.response.model", "gen_ai.request.model"):
-            found = [s for s in group if s.attributes.get(key)]
-            if found:
-                return str(max(found, key=lambda s: (s.start or 0, s.index)).attributes[key])
-    return None
+    best: tuple[int, int, int] | None = None
+    model = None
+    for span in spans:  # one pass: a model call's response model, else its request model, ...
+        attrs = span.attributes
+        value, rank = attrs.get("gen_ai.response.model"), 2
+        if not value:
+            value, rank = attrs.get("gen_ai.request.model"), 1
+        if not value:
+            continue
+        if not _is_agent_span(span) and not _is_tool_span(span):
+            rank += 2  # ... then the same of any other span
+        key = (rank, span.start or 0, span.index)
+        if best is None or key > best:
+            best, model = key, value
+    return None if model is None else str(model)
 
 
 def _usage(spans: Sequence[Span]) -> dict[str, int]:
