@@ -301,7 +301,7 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
                                             task=record["task"],
                                             score=old.score if old else None))
         genai += record["genai"]
-        if not record["genai"] and trace_id in batch:
+        if not record["genai"]:  # of this request, or stored and merged into one of it
             raw[record["task"]] += 1
     upsert(conn, traces, [r for t, r in sorted(records.items()) if t in before],
            keys=("account_id", "trace_id"),
