@@ -12,7 +12,7 @@ arrive over several requests. The per-task summary the cuts report reads moves i
 transaction (``trace_stats``). A trace without a row stays raw: kept and counted, its reason
 (``ingest.unbuilt``: no GenAI attribute, no message content, merged) in its ``task`` column and
 in the reply. Each call of a conversation without a parent span is a trace of its own: a trace
-whose row is a truncated copy of another trace's row (``ingest.joins``) is merged into it, in
+whose row is a truncated copy of another trace's row is merged into it (``trace_joins``), in
 one request or across requests in either order. The agent is the trace's ``gen_ai.agent.name``
 (span or resource attribute); an agent exists from its first trace.
 """
@@ -34,12 +34,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
-from whileai.server.services import Account, Store, trace_stats
+from whileai.server.services import Account, Store, trace_joins, trace_stats
 from whileai.server.services.otlp import Incoming, proto_body
 from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
-from whileai.simulations.ingest.joins import absorb, call_ids, is_prefix, merge_prefixes
 from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, is_genai, read_otel
 from whileai.simulations.ingest.otlp import Span, decode_spans
 from whileai.simulations.ingest.unbuilt import REASONS, explain
@@ -291,8 +290,8 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
     for trace_id in spans:
         records[trace_id] = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
                                     rows.get(trace_id), now)
-    _keep_absorbed(conn, account, records, set(before))
-    before = {**before, **_join(conn, account, records, now)}
+    trace_joins.keep_absorbed(conn, account, records, set(before), encode=_compact)
+    before = {**before, **trace_joins.join(conn, account, records, now, encode=_compact)}
     after, genai, raw = [], 0, Counter[str]()
     for trace_id in sorted(records):
         record = records[trace_id]
@@ -309,85 +308,6 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
            absent=[r for t, r in sorted(records.items()) if t not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
     return genai, dict(raw)
-
-
-def _merged(record: dict[str, Any], now: float) -> None:
-    """Turn ``record`` into a merged trace: raw under ``merged``, its own row kept to show."""
-    record.update(genai=False, task="merged", updated_at=now)
-
-
-def _keep_absorbed(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any]],
-                   seen: set[str]) -> None:
-    """A rebuilt row keeps the traces merged into it before (their usage and their ids)."""
-    rebuilt = sorted(t for t, r in records.items() if t in seen and r["genai"])
-    if not rebuilt:
-        return
-    where = traces.c.account_id == account.id
-    old = conn.execute(sa.select(traces.c.trace_id, traces.c.row).where(
-        where, traces.c.trace_id.in_(rebuilt), traces.c.row.is_not(None))).tuples().all()
-    for trace_id, text in old:
-        absorbed = json.loads(text).get("lineage", {}).get("merged", [])
-        if not absorbed:
-            continue
-        row = json.loads(records[trace_id]["row"])
-        for (short,) in conn.execute(sa.select(traces.c.row).where(
-                where, traces.c.trace_id.in_(absorbed), traces.c.task == "merged",
-                traces.c.row.is_not(None))).tuples():
-            row = absorb(row, json.loads(short))
-        records[trace_id]["row"] = _compact(row)
-
-
-def _join(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any]],
-          now: float) -> dict[str, trace_stats.TraceState]:
-    """Merge the rows that are truncated copies of another (``ingest.joins``): within
-    ``records`` (the rows of this batch), and between them and the stored rows of the same
-    task, whichever came first. Stored traces that change join ``records``; returns their
-    states before the change."""
-    # Only rows with a call id or a conversation can merge: the text says so before a parse.
-    mine = {t: json.loads(r["row"]) for t, r in records.items() if r["genai"] and (
-        '"call_id":' in r["row"] or '"conversation_id":' in r["row"])}
-    mine = {t: row for t, row in mine.items() if call_ids(row) or row.get("conversation_id")}
-    if not mine:
-        return {}
-    if len(mine) > 1:
-        kept, _ = merge_prefixes(list(mine.values()))
-        for row in kept:
-            for short in row["lineage"].get("merged", ()):
-                if short in mine:
-                    _merged(records[short], now)
-                    del mine[short]
-            if row["lineage"].get("merged"):
-                mine[row["trace_id"]] = row
-                records[row["trace_id"]]["row"] = _compact(row)
-    tasks = sorted({records[t]["task"] for t in mine})
-    stored = conn.execute(sa.select(traces).where(
-        traces.c.account_id == account.id, traces.c.genai.is_(True),
-        traces.c.task.in_(tasks), traces.c.trace_id.notin_(sorted(records)))).all()
-    changed: dict[str, trace_stats.TraceState] = {}
-    for found in stored:
-        theirs = json.loads(found.row)
-        for trace_id, row in mine.items():
-            if records[trace_id]["task"] != found.task or not records[trace_id]["genai"]:
-                continue
-            if is_prefix(theirs, row):
-                row = mine[trace_id] = absorb(row, theirs)
-                records[trace_id]["row"] = _compact(row)
-                merged = dict(found._mapping)
-                _merged(merged, now)
-            elif is_prefix(row, theirs):
-                theirs = absorb(theirs, row)
-                merged = {**found._mapping, "row": _compact(theirs), "updated_at": now}
-                _merged(records[trace_id], now)
-            else:
-                continue
-            merged.pop("seq", None)  # and the score, which stays as it is: not a record field
-            merged.pop("score", None)
-            changed.setdefault(found.trace_id, trace_stats.TraceState(
-                agent=found.agent, genai=True, task=found.task, score=found.score))
-            records[found.trace_id] = {**records.get(found.trace_id, {}), **merged}
-            if not records[found.trace_id]["genai"]:
-                break
-    return changed
 
 
 def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str | None,
