@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.roles import lexicon, person_entity
 
-__all__ = ["HIDDEN", "Action", "action_of", "plural"]
+__all__ = ["HIDDEN", "Action", "action_of", "hidden_kind", "plural"]
 
 HIDDEN = ("think", "calculate", "handoff")
 # tool-name verb -> the verb a person uses, and whether it only reads
@@ -81,7 +81,8 @@ def plural(noun: str) -> str:
     return noun + "s"
 
 
-def _hidden(tool: ToolSpec) -> str:
+def hidden_kind(tool: ToolSpec) -> str:
+    """The need a tool answers when a person never names it: think, calculate, handoff, or ""."""
     words, desc = _words(tool.name), tool.description.lower()
     if "think" in words or desc.startswith("use the tool to think"):
         return "think"
@@ -112,7 +113,7 @@ def action_of(spec: AgentSpec, tool: str) -> Action:
 
 def _derive(spec: AgentSpec, tool: ToolSpec) -> Action:
     words = _words(tool.name)
-    hidden = _hidden(tool)
+    hidden = hidden_kind(tool)
     verb, read, rest = "", True, words
     for i, w in enumerate(words):
         if w in VERBS:

@@ -83,7 +83,9 @@ def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
     asks: list[str] = []
     spans: list[str] = []
     ambiguous = cell.value("stance") == "ambiguous"
-    for n, tool_name in enumerate(draft.tools):
+    asked_as = draft.world_state.get("asked_as") or {}
+    first_intent = str(asked_as.get("intent") or cell.value("intent"))
+    for n, tool_name in enumerate(asked_as.get("tools") or draft.tools):
         action = action_of(spec, tool_name)
         if action.hidden:
             text, literal = hidden_ask(spec, tool_name, draft.slots, pick)
@@ -91,7 +93,7 @@ def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
             spans.extend(literal)
             continue
         words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous)
-        intent = _intent(cell.value("intent") if n == 0 else "do_task", words, action.write)
+        intent = _intent(first_intent if n == 0 else "do_task", words, action.write)
         bank = phrases.ASKS[intent]
         asks.append(bank[pick.below(len(bank))].format(
             action=words.action, thing=words.thing, detail=words.detail))

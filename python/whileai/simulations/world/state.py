@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from whileai.simulations.generate.grid import Cell
+from whileai.simulations.generate.kinds import fitted
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.fakes import AIRPORTS, role_value
 from whileai.simulations.world.roles import lexicon
@@ -72,7 +73,10 @@ def draw_world(
 ) -> TaskWorld:
     """Draw the records, the ask's values and the fault plan of one task."""
     draw = draws(seed, unit)
-    tools = target_tools(spec, cell)
+    about = target_tools(spec, cell)
+    intent, played = fitted(spec, cell.value("intent"), [t.name for t in about])
+    by_name = {t.name: t for t in spec.tools}
+    tools = tuple(by_name[name] for name in played)
     slots: dict[str, Any] = {}
     nouns: dict[str, str] = {}
     records: dict[str, dict[str, Any]] = {}
@@ -80,7 +84,7 @@ def draw_world(
     lex = lexicon(spec)
     places: set[Any] = set()
     count = 1 + draw.below(2)  # items in each list of this task (old and new items pair up)
-    for tool in tools:
+    for tool in dict.fromkeys((*about, *tools)):  # the words' tools first, then the played
         for role in lex.tool_roles(tool.name):
             param = role.param
             if param.name not in slots:
@@ -115,9 +119,12 @@ def draw_world(
     # A fault needs a tool call to fire on: asks no tool covers get none.
     if tools and condition in FAULT_KINDS and draw.unit() < fault_rate:
         faults.append({"tool": tools[0].name, "kind": condition, "call": 0})
+    world: dict[str, Any] = {"records": records, "state": state,
+                             "target_tools": [t.name for t in tools], "slots": dict(slots)}
+    if intent != cell.value("intent") or about != tools:
+        world["asked_as"] = {"intent": intent, "tools": [t.name for t in about]}
     return TaskWorld(
-        state={"records": records, "state": state, "target_tools": [t.name for t in tools],
-               "slots": dict(slots)},
+        state=world,
         slots=slots,
         faults=tuple(faults),
         nouns=nouns,
