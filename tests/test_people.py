@@ -97,8 +97,126 @@ def test_no_status_or_how_to_ask_is_played_with_a_write_and_every_tool_is_reache
         name: str) -> None:
     spec = load(name)
     played = rows(name)
+    # the status or how-to part is the first; a second part of a two-part ask is a task
     wrong = [r["prompt"] for r in played if asked_intent(r) in ("check_status", "ask_how")
-             and any(tool_kind(spec, s["tool"]) in WRITES for s in tool_steps(r))]
+             and any(tool_kind(spec, s["tool"]) in WRITES for s in tool_steps(r)
+                     if s["tool"] == r["world_state"]["target_tools"][0])]
     assert wrong == []
     reached = {s["tool"] for r in played for s in tool_steps(r)}
     assert reached == set(spec.tool_names)
+
+
+# --- 2. a person who answers back -----------------------------------------------------------
+
+def said(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversation's messages after the system prompt."""
+    return [m for m in row["messages"] if m["role"] in ("user", "assistant") and m.get("content")]
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_questions_for_a_detail_the_person_holds_are_answered_with_it(name: str) -> None:
+    from whileai.simulations.generate.drafts import to_situation  # noqa: F401
+    from whileai.simulations.generate.person import asks_detail
+    from whileai.simulations.generate.situation import Situation
+
+    spec = load(name)
+    asked = answered = 0
+    for row in rows(name):
+        ws = row["world_state"]
+        situation = Situation(scenario_id=row["scenario_id"], prompt=row["prompt"],
+                              cell=zps_cell(row), slots=ws["slots"],
+                              tools=tuple(ws["target_tools"]))
+        messages = said(row)
+        for i, message in enumerate(messages[:-1]):
+            role = asks_detail(spec, situation, message["content"]) \
+                if message["role"] == "assistant" else None
+            value = ws["slots"].get(role.param.name) if role is not None else None
+            if role is None or value in (None, "", []) or "(yes/no)" in message["content"]:
+                continue
+            asked += 1
+            values = value if isinstance(value, list) else [value]
+            answer = messages[i + 1]
+            answered += (answer["role"] == "user" and all(
+                str(v).lower() in answer["content"].lower() for v in values)) or (
+                role.kind == "address")
+    assert asked >= 20, asked
+    assert answered >= 0.95 * asked, (answered, asked)
+
+
+def zps_cell(row: dict[str, Any]) -> Any:
+    from whileai.simulations.generate.grid import Cell
+
+    dims = row["scenario_dimensions"]
+    return Cell(values=tuple((k, str(v)) for k, v in dims.items() if isinstance(v, str)))
+
+
+@pytest.mark.parametrize("name", ["tau_retail", "airline_spec"])
+def test_every_write_waits_for_a_yes_when_the_policy_asks_for_one(name: str) -> None:
+    spec = load(name)
+    writes = 0
+    for row in rows(name):
+        for index, step in enumerate(row["steps"]):
+            if "tool" not in step or not confirms_writes(spec, step["tool"]):
+                continue
+            writes += 1
+            before = row["steps"][:index]
+            proposals = [i for i, s in enumerate(before) if s.get("role") == "assistant"
+                         and "(yes/no)" in s["content"]]
+            assert proposals, row["messages"]
+            answer = before[proposals[-1] + 1]
+            assert answer["role"] == "user"
+            assert not answer["content"].lower().startswith(("no", "wait", "hold"))
+    assert writes >= 20
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_conversations_run_several_turns_and_say_why_they_stopped(name: str) -> None:
+    from whileai.simulations.generate.person import STOPS
+
+    played = rows(name)
+    reasons = {r["stop_reason"] for r in played}
+    assert reasons <= set(STOPS)
+    assert {"goal_met", "failed"} <= reasons
+    if name != "telecom_spec":  # its policy asks for no yes, so nobody is asked to confirm
+        assert "declined" in reasons
+    turns = [sum(1 for m in r["messages"] if m["role"] == "user") for r in played]
+    assert max(turns) >= 3
+    assert sum(t > 1 for t in turns) >= len(played) // 5
+    # a planted mistake can land in a reply that follows several turns
+    assert any(r["seeded"] and t > 1 for r, t in zip(played, turns, strict=True))
+
+
+def test_avg_turns_shapes_how_long_the_person_talks() -> None:
+    data = spec_data("tau_retail")
+    short = zps.simulate(zps.seeded_agent(data["tools"], system_prompt=data["system_prompt"]),
+                         tools=data["tools"], system_prompt=data["system_prompt"],
+                         simulator=False, budget=200, progress=False,
+                         advanced={"avg_turns": 2})
+    turns = [sum(1 for m in r["messages"] if m["role"] == "user") for r in short.trajectories]
+    assert max(turns) == 1
+    assert "max_turns" in {r["stop_reason"] for r in short.trajectories}
+    capped = zps.simulate(zps.seeded_agent(data["tools"], system_prompt=data["system_prompt"],
+                                           max_turns=1),
+                          tools=data["tools"], system_prompt=data["system_prompt"],
+                          simulator=False, budget=50, progress=False)
+    assert all(not any(s.get("role") == "user" for s in r["steps"])
+               for r in capped.trajectories)
+
+
+def test_a_mistaken_person_corrects_a_wrong_id() -> None:
+    from whileai.simulations.generate.grid import Cell
+    from whileai.simulations.generate.person import reply
+    from whileai.simulations.generate.situation import Situation
+
+    spec = load("tau_retail")
+    situation = Situation(scenario_id="sc-x", prompt="Cancel order #W1234568 please.",
+                          cell=Cell(values=(("stance", "mistaken"),)),
+                          slots={"order_id": "#W1234567", "reason": "no longer needed"},
+                          tools=("cancel_pending_order",))
+    text, why = reply(spec, situation, [
+        {"role": "user", "content": situation.prompt},
+        {"role": "assistant", "content": "I couldn't find order #W1234568. Could you "
+                                         "double-check the order number?"}], turns=6)
+    assert text is not None
+    assert "#W1234567" in text
+    assert why == ""

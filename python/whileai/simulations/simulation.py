@@ -66,7 +66,7 @@ class _ExecuteWorld:
 def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
                     warnings: list[str]) -> Writer:
     if simulator is False:
-        return TemplateWriter()
+        return TemplateWriter(avg_turns=cfg.avg_turns, spec=spec)
     if simulator is not None and not is_model_spec(simulator):
         if isinstance(simulator, Writer):
             return simulator
@@ -80,7 +80,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
         if simulator is not None:
             raise ConfigError(f"simulator {simulator!r} did not resolve to a model writer")
         warnings.append(no_model_message("writer"))
-        return TemplateWriter()
+        return TemplateWriter(avg_turns=cfg.avg_turns, spec=spec)
     resolved: Writer = writer
     return resolved
 

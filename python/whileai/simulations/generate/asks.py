@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from whileai.simulations.generate.actions import Action, action_of, plural
+from whileai.simulations.generate.spoken import payment_words
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.fakes import id_value
 from whileai.simulations.world.roles import Role, describe, lexicon, person_entity
@@ -166,9 +167,15 @@ def _names(roles: Sequence[Role], slots: Mapping[str, Any],
 
 
 def words_for(
-    spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw, *, ambiguous: bool
+    spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw, *, ambiguous: bool,
+    recite: bool = True,
 ) -> TaskWords:
-    """The action, object and details of one tool's part of an ask."""
+    """The action, object and details of one tool's part of an ask.
+
+    With ``recite=False`` the person talks as people do when they can be asked again: a payment
+    method is "my gift card" (its id is given when the agent asks for it), and a required
+    reason is left out half the time.
+    """
     action = action_of(spec, tool)
     roles = [r for r in lexicon(spec).tool_roles(tool) if r.param.name in slots]
     main = next((r for r in roles if r.kind == "id" and r.entity == action.entity
@@ -250,6 +257,13 @@ def words_for(
             done_names = True
         elif role.kind == "id" and name == action.target:
             text, literal = f" to {role.entity} {value}", [str(value)]
+        elif not recite and role.kind == "id" and ("payment" in role.entity
+                                                   or "card" in role.entity):
+            paying = (" with {v}", " using {v}", " (paying with {v})", " to {v}")
+            text, literal = paying[pick.below(len(paying))].format(v=payment_words(value)), []
+        elif not recite and role.kind == "attribute" and role.param.required and \
+                "reason" in name and pick.below(2) == 0:
+            continue
         else:
             text, literal = _detail(role, value, action, pick)
             if role.kind == "quantity" and last_kind == "quantity" and text.startswith(" with "):

@@ -44,7 +44,8 @@ from whileai.simulations.generate.actions import hidden_kind
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.roles import lexicon, person_entity
 
-__all__ = ["KINDS", "WRITES", "confirms_writes", "fitted", "read_tool_for", "tool_kind"]
+__all__ = ["KINDS", "WRITES", "confirms_writes", "fitted", "name_kind", "read_tool_for",
+           "tool_kind"]
 
 KINDS = ("read", "write", "irreversible", "compute", "transfer")
 WRITES = ("write", "irreversible")
@@ -97,6 +98,15 @@ _VERBISH = frozenset(("update", "modify", "change", "edit", "set", "create", "ad
                       "attach"))
 
 _CACHE: dict[tuple[int, str], tuple[AgentSpec, str]] = {}
+
+
+def name_kind(name: str) -> str:
+    """The kind of a tool known only by its name (rules 2 and 3), for rows without their spec.
+
+    >>> name_kind("get_order"), name_kind("update_address"), name_kind("calculate")
+    ('read', 'write', 'compute')
+    """
+    return _derived(ToolSpec(name=name))
 
 
 def tool_kind(spec: AgentSpec, tool: str) -> str:

@@ -16,48 +16,51 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.generate import phrases
+from whileai.simulations.generate import person, phrases
 from whileai.simulations.generate.actions import action_of
 from whileai.simulations.generate.asks import TaskWords, hidden_ask, words_for
 from whileai.simulations.generate.situation import Draft, Situation
+from whileai.simulations.generate.voice import typed
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import lexicon
 from whileai.simulations.world.values import CITIES, Draw, draws
 
 __all__ = ["TemplateWriter", "render"]
 
-_FOLLOW_UPS = (
-    "Okay, and what happens next?",
-    "Can you double-check that for me?",
-    "Is there anything else you need from me?",
-    "So is it done now?",
-)
-_PUNCT = re.compile(r"[,.!]")
-_ARTICLES = re.compile(r"\b(the|a|an|please|just|really|so|that)\b\s*", re.IGNORECASE)
 
 
 class TemplateWriter:
-    """Writes asks from phrase banks; deterministic per draft; never calls a model."""
+    """Writes asks from phrase banks and plays the person's later turns by rule
+    (``generate/person.py``); deterministic per draft and transcript; never calls a model.
+
+    The person speaks at most ``avg_turns // 2`` times (the first ask included); with room
+    for more than one message, the first ask leaves out what a person would give when asked.
+    """
 
     name = "template"
 
+    def __init__(self, *, avg_turns: int = 12, spec: AgentSpec | None = None) -> None:
+        self.turns = max(1, avg_turns // 2)
+        self.spec = spec
+
     def write(self, drafts: Sequence[Draft]) -> list[str]:
         """Return one ask per draft."""
-        return [render(d) for d in drafts]
+        return [render(d, turns=self.turns) for d in drafts]
+
+    def answer(self, situation: Situation, transcript: Sequence[Mapping[str, Any]], *,
+               spec: AgentSpec | None = None) -> tuple[str | None, str]:
+        """The person's next message (None: done) and why they stopped (``person.STOPS``)."""
+        return person.reply(spec or self.spec, situation, transcript, turns=self.turns)
 
     def follow_up(
         self, situation: Situation, transcript: Sequence[Mapping[str, Any]], *, turn: int
     ) -> str | None:
-        """One short follow-up on the first turn, then nothing."""
-        if turn > 0:
-            return None
-        stream = draws(situation.seed, _backend.hash64(situation.scenario_id + "|followup"))
-        return _FOLLOW_UPS[stream.below(len(_FOLLOW_UPS))]
+        """The person's answer to the agent's last message, or None when they are done."""
+        return self.answer(situation, transcript)[0]
 
 
 _FITS = {  # intents that need a record, or a write, to make sense; others read as do_task
@@ -75,7 +78,7 @@ def _intent(intent: str, words: TaskWords, write: bool) -> str:
     return intent if intent in phrases.ASKS else "do_task"
 
 
-def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
+def _core(draft: Draft, pick: Draw, *, recite: bool) -> tuple[str, list[str]]:
     """The task part of the ask (one clause per target tool) and the literals it carries."""
     spec, cell = draft.spec, draft.cell
     if not draft.tools:
@@ -92,7 +95,8 @@ def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
             asks.append(text)
             spans.extend(literal)
             continue
-        words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous)
+        words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous,
+                          recite=recite)
         intent = _intent(first_intent if n == 0 else "do_task", words, action.write)
         bank = phrases.ASKS[intent]
         asks.append(bank[pick.below(len(bank))].format(
@@ -137,52 +141,12 @@ def _spec_nouns(spec: AgentSpec) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*lex.formats, *(a for a in aspects if a and " " not in a)]))
 
 
-def _typing(text: str, typing: str, pick: Draw, spans: Sequence[str] = ()) -> str:
-    """Apply the typing axis to the words around the literal values (ids, amounts, names)."""
-    if typing not in ("lowercase", "typos", "clipped"):
-        return text
-    keep = sorted({s for s in spans if s and s in text}, key=len, reverse=True)
-    if not keep:
-        keep_none = _retype(text, typing, pick)
-        return re.sub(r"\s+", " ", keep_none).strip() if typing == "clipped" else keep_none
-    taken: list[tuple[int, int]] = []  # the literal spans, longest first, never overlapping
-    for literal in keep:
-        start = text.find(literal)
-        while start >= 0:
-            end = start + len(literal)
-            if all(end <= a or start >= b for a, b in taken):
-                taken.append((start, end))
-            start = text.find(literal, end)
-    out, at = [], 0
-    for start, end in sorted(taken):
-        out.append(_retype(text[at:start], typing, pick))
-        out.append(text[start:end])
-        at = end
-    out.append(_retype(text[at:], typing, pick))
-    joined = "".join(out)
-    return re.sub(r"\s+", " ", joined).strip() if typing == "clipped" else joined
-
-
-def _retype(text: str, typing: str, pick: Draw) -> str:
-    if typing == "lowercase":
-        return text.lower()
-    if typing == "typos":
-        out = []
-        for word in text.split(" "):
-            if len(word) >= 5 and word.isalpha() and pick.below(4) == 0:
-                i = 1 + pick.below(len(word) - 3)
-                word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
-            out.append(word)
-        return " ".join(out)
-    return _PUNCT.sub("", _ARTICLES.sub("", text)).lower()
-
-
-def render(draft: Draft) -> str:
-    """Render one ask for ``draft``."""
+def render(draft: Draft, *, turns: int = 6) -> str:
+    """Render one ask for ``draft`` (``turns``: how often the person may speak)."""
     cell = draft.cell
     pick = draws(draft.seed, _backend.hash64(
         f"{cell.key}|v{draft.visit}|p{draft.phrasing}|c{draft.candidate}"))
-    core, spans = _core(draft, pick)
+    core, spans = _core(draft, pick, recite=turns <= 1)
     if cell.seed_text:
         base = cell.seed_text.rsplit("#", 1)[0]
         core = base if draft.visit == 0 and draft.candidate == 0 else base + " " + core
@@ -209,7 +173,7 @@ def render(draft: Draft) -> str:
     typing = cell.value("typing")
     if typing == "lowercase":
         text = text.rstrip(".")
-    return _typing(text, typing, pick, spans)
+    return typed(text, typing, pick, spans)
 
 
 def _join(parts: Iterable[str]) -> str:

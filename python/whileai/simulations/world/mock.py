@@ -16,14 +16,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from whileai import _backend
+from whileai.simulations.generate.actions import action_of, hidden_kind
+from whileai.simulations.generate.kinds import WRITES, name_kind, tool_kind
 from whileai.simulations.spec import AgentSpec, ToolSpec, agent_spec
+from whileai.simulations.world.arith import evaluate
 from whileai.simulations.world.rollout import RolloutContext, current_rollout
 from whileai.simulations.world.values import is_id_param
 
 __all__ = ["World", "fault_result", "world"]
 
-_READ_VERBS = ("get", "find", "list", "search", "lookup", "look", "check", "read", "fetch",
-               "show", "view", "calculate", "query", "track")
+# what a write leaves a record as, by the verb a person uses for it
+_AFTER = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested",
+          "delete": "deleted", "remove": "removed", "close": "closed", "suspend": "suspended",
+          "resume": "active", "refund": "refunded", "book": "booked"}
+
+
+def _listing(tool: str, args: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A short list for a listing read, the same for the same call."""
+    seed = _backend.hash64(f"{tool}|{sorted(args.items())!r}")
+    return [{"option": n + 1, **dict(args)} for n in range(1 + seed % 4)]
 
 
 def fault_result(kind: str, tool: str, record: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -101,21 +112,37 @@ class World:
             if missing:
                 return {"status": "not_found", "error": f"no record with id {missing[0]!r}"}
         spec = self.tools[tool]
+        kind = tool_kind(self.spec, tool)
+        if kind == "compute":
+            if hidden_kind(spec) != "calculate":
+                return {"status": "ok", "data": {"noted": True}}
+            value = evaluate(args.get("expression"))
+            if value is None:
+                return {"status": "error", "error": "invalid_expression",
+                        "message": "only numbers, + - * / and parentheses can be calculated"}
+            return {"status": "ok", "data": {"result": value}}
+        if kind == "transfer":
+            return {"status": "ok", "data": {"transferred": True}}
         if record is None:  # no id in the call, or no run: echo a plausible record
             record = {p.name: args.get(p.name) for p in spec.params if p.name in args}
-        if self._is_write(tool):
+            if kind == "read" and action_of(self.spec, tool).listing:
+                return {"status": "ok", "data": {"results": _listing(spec.name, args)}}
+        if kind in WRITES:
             if record.get("status") == "already_processed":
                 return {"status": "conflict", "error": "already processed",
                         "data": copy.deepcopy(record)}
-            record["status"] = "updated"
+            changed = [p.name for p in spec.params if p.name in args and not is_id_param(p.name)]
+            record.update({name: args[name] for name in changed})
+            record["status"] = _AFTER.get(action_of(self.spec, tool).verb, record.get(
+                "status") or "updated")
             record["last_action"] = tool
             return {"status": "ok", "data": copy.deepcopy(record)}
         return {"status": "ok", "data": copy.deepcopy(record)}
 
     @staticmethod
     def _is_write(tool: str) -> bool:
-        first = tool.lower().replace("-", "_").split("_")[0]
-        return first not in _READ_VERBS
+        """Whether a tool known only by its name changes the world (``kinds.name_kind``)."""
+        return name_kind(tool) in WRITES
 
     def context(self) -> RolloutContext | None:
         """The rollout this world is answering right now (None outside a run)."""
