@@ -133,6 +133,7 @@ def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
             principle=str(privileged.get("principle", "")),
             slots=dict(world_state.get("slots") or {}),
             tools=tuple(world_state.get("target_tools") or ()),
+            answer=str(privileged.get("answer", "")),
         ))
     if not situations:
         raise SpecError("tasks= holds no rows: pass a previous run, its rows or its JSONL path")
