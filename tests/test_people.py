@@ -85,8 +85,11 @@ def test_status_and_how_to_asks_are_played_with_a_reading_tool() -> None:
     retail = load("tau_retail")
     assert fitted(retail, "check_status", ("cancel_pending_order",)) == (
         "check_status", ("get_order_details",))
+    assert fitted(retail, "ask_how", ("return_delivered_order_items",)) == (
+        "ask_how", ("get_order_details",))
+    # reading the person's own account says nothing about a change to it: asked as the task
     assert fitted(retail, "ask_how", ("modify_user_address",)) == (
-        "ask_how", ("get_user_details",))
+        "do_task", ("modify_user_address",))
     assert fitted(retail, "change_request", ("get_order_details",))[0] == "do_task"
     assert fitted(retail, "undo", ("cancel_pending_order",))[0] == "do_task"  # cannot be undone
     assert confirms_writes(retail, "cancel_pending_order")
@@ -272,3 +275,156 @@ def test_an_example_id_without_quotes_sets_the_id_format() -> None:
            if "loan_id" in r["world_state"]["slots"]]
     assert ids
     assert all(re.fullmatch(r"L-\d{5}", i) for i in ids), ids
+
+
+# --- 3. language a person writes ------------------------------------------------------------
+
+LANGUAGE_SPECS = (*SPECS, "bike_rental_spec")
+
+
+@cache
+def asks(name: str) -> tuple[str, ...]:
+    return tuple(r["prompt"] for r in rows(name, 3000))
+
+
+def sentences(text: str) -> set[str]:
+    return {s.strip().lower() for s in re.split(r"(?<=[.?!])\s+", text) if s.strip()}
+
+
+@pytest.mark.parametrize("name", LANGUAGE_SPECS)
+def test_asks_are_all_distinct_and_no_sentence_recurs_in_more_than_2pct(name: str) -> None:
+    written = asks(name)
+    assert len(set(written)) == len(written) == 3000
+    counts: dict[str, int] = {}
+    for ask in written:
+        for sentence in sentences(ask):
+            counts[sentence] = counts.get(sentence, 0) + 1
+    top = max(counts.items(), key=lambda kv: kv[1])
+    assert top[1] <= 0.02 * len(written), top
+
+
+@pytest.mark.parametrize("name", LANGUAGE_SPECS)
+def test_asks_say_no_schema_noun_and_name_what_they_ask_for(name: str) -> None:
+    from whileai.simulations.generate.coherence import coherence_report
+
+    spec = load(name)
+    played = rows(name, 3000)
+    report = coherence_report(spec, played)
+    assert report["by_rule"].get("snake_case", 0) == 0, report["examples"]
+    assert report["coherent_share"] >= 0.995, report["examples"]
+    persons = ("user", "customer", "member", "passenger")
+    # "what's your policy on user?": a record's name is never a topic of its own
+    assert not [a for a in asks(name) if re.search(
+        rf"\b(?:policy on|rules? (?:about|on)|about|the) (?:{'|'.join(persons)})s?[?.]", a)]
+
+
+@pytest.mark.parametrize("name", LANGUAGE_SPECS)
+def test_people_are_performed_not_announced(name: str) -> None:
+    announced = re.compile(r"my english|english is my|second language|i'm \d\d\b|"
+                           r"i am \d\d years|i'm (?:elderly|old)|simple words", re.IGNORECASE)
+    assert not [a for a in asks(name) if announced.search(a)]
+    played = rows(name, 3000)
+    elderly = [r["prompt"] for r in played if r["scenario_dimensions"]["persona"] == "elderly"]
+    assert elderly
+    assert not [a for a in elderly if re.search(r"\b(?:Hey hey|Hiya|I'm|can't|don't)\b", a)]
+
+
+def test_a_non_native_speaker_makes_transfer_errors() -> None:
+    from whileai.simulations.generate.voice import spoken_as
+    from whileai.simulations.world.values import draws
+
+    text = "Hi, I'd like to cancel the order. I tried this yesterday. Can you help? Thanks."
+    changed = [spoken_as(text, "non_native", draws(0, i)) for i in range(50)]
+    assert all(c != text for c in changed)
+    assert len(set(changed)) > 5
+    assert spoken_as(text, "returning", draws(0, 1)) == text
+
+
+def test_typos_are_a_realistic_mix_at_a_believable_rate() -> None:
+    from whileai.simulations.generate.voice import _typo, typed
+    from whileai.simulations.world.values import draws
+
+    kinds: dict[str, int] = {}
+    for i in range(400):
+        word = ("address", "received", "cancel", "there", "don't", "payment")[i % 6]
+        got = _typo(word, draws(1, i))
+        kind = ("apostrophe" if "'" in word and "'" not in got else
+                "omission" if len(got) == len(word) - 1 else
+                "doubling" if len(got) == len(word) + 1 else
+                "swap" if sorted(got) == sorted(word) else "other")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    assert {"apostrophe", "omission", "doubling", "swap", "other"} <= set(kinds)
+    assert max(kinds.values()) < 0.5 * sum(kinds.values())
+    text = ("I would like to change the delivery address on my order #W1234567 because we are "
+            "moving house next week and nobody will be there to receive it.")
+    for i in range(50):
+        out = typed(text, "typos", draws(2, i), ["#W1234567"])
+        wrong = sum(a != b for a, b in zip(text.split(), out.split(), strict=False))
+        assert 1 <= wrong <= 2
+        assert "#W1234567" in out
+
+
+# --- 4. a world that hangs together ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["tau_retail", "airline_spec"])
+def test_addresses_agree_and_payment_methods_are_named_as_people_name_them(name: str) -> None:
+    from whileai.simulations.world.fakes import PLACES
+
+    places = {(city, state): zip3 for city, state, zip3 in PLACES}
+    checked = 0
+    for row in rows(name, 3000):
+        slots = row["world_state"]["slots"]
+        if "city" in slots and "state" in slots:
+            checked += 1
+            assert (slots["city"], slots["state"]) in places
+            if "zip" in slots:
+                assert slots["zip"].startswith(places[(slots["city"], slots["state"])])
+        pay = [v for k, v in slots.items() if "payment" in k]
+        if pay and row["rollout_index"] == 0:  # recited only when the agent asks for it
+            assert str(pay[0]) not in row["prompt"]
+    assert checked > 0 or name == "airline_spec"
+
+
+def test_dates_follow_the_policys_today_and_a_trip_runs_forward() -> None:
+    from datetime import date
+
+    spec = load("bike_rental_spec")
+    assert "Today is 2025-06-10" in spec.policy
+    today = date(2025, 6, 10)
+    seen = 0
+    for row in rows("bike_rental_spec"):
+        slots = row["world_state"]["slots"]
+        for record in row["world_state"]["records"].values():
+            assert date.fromisoformat(record["updated"]) < today
+        if "start_date" in slots:
+            seen += 1
+            start, end = (date.fromisoformat(slots[k]) for k in ("start_date", "end_date"))
+            assert today < start <= end
+    assert seen
+    for row in rows("airline_spec"):  # a trip's flights are in date order
+        for value in row["world_state"]["slots"].values():
+            if isinstance(value, list) and value and isinstance(value[0], dict) \
+                    and "date" in value[0]:
+                assert [f["date"] for f in value] == sorted(f["date"] for f in value)
+
+
+@pytest.mark.parametrize("name", LANGUAGE_SPECS)
+def test_replies_agree_with_the_tool_results_and_keep_ids_as_written(name: str) -> None:
+    for row in rows(name):
+        results = [s["result"] for s in tool_steps(row) if isinstance(s.get("result"), dict)]
+        reply = row["final_text"]
+        if results and not row["seeded"] and all(r.get("status") != "ok" for r in results):
+            assert "Done:" not in reply
+            assert "went through" not in reply
+        if any(isinstance(r.get("data"), dict) and r["data"].get("results") == [] for r in results):
+            assert "found 0" not in reply
+        for value in row["world_state"]["slots"].values():
+            text = str(value)
+            if re.search(r"[A-Z]", text) and re.search(r"\d", text) \
+                    and text.lower() in reply.lower():
+                assert text in reply  # "Reservation QRA54S", never "qra54s"
+        for step in tool_steps(row):
+            summary = step["arguments"].get("summary")
+            if summary is not None:  # written for the colleague, not a cut of the ask
+                assert summary.startswith("The customer")
+                assert summary.endswith(".")

@@ -46,6 +46,7 @@ VERBS: dict[str, tuple[str, bool]] = {
     "disable": ("turn off", False), "refuel": ("top up", False),
     "transfer": ("transfer", False), "move": ("move", False), "upgrade": ("upgrade", False),
     "renew": ("renew", False), "block": ("block", False), "unblock": ("unblock", False),
+    "report": ("report", False), "extend": ("extend", False),
 }
 _STATUS_WORDS = frozenset(("pending", "delivered", "all", "by", "for", "of", "the", "a", "to",
                            "details", "detail", "info", "information", "id", "ids", "new",

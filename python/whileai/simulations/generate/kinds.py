@@ -19,7 +19,8 @@ Intents fit kinds (``fitted``): a status check or a how-to question is answered 
 cell that pairs one with a writing tool is played with a tool that reads the same record (or,
 when there is none, asked as the task itself); a change of plan or an undo is asked only of
 tools that change something. Every tool keeps the cells that ask for it directly, so every
-tool is still reached.
+tool is still reached. An undo is asked only of a change that can be put back (``change``,
+``edit``, ``set``, ``move``, ...), never of a cancellation or a report.
 
 >>> from whileai.simulations.spec import agent_spec
 >>> spec = agent_spec(tools=[
@@ -40,7 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from whileai.simulations.generate.actions import hidden_kind
+from whileai.simulations.generate.actions import action_of, hidden_kind
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.roles import lexicon, person_entity
 
@@ -95,7 +96,7 @@ _VERBISH = frozenset(("update", "modify", "change", "edit", "set", "create", "ad
                       "reset", "open", "schedule", "reschedule", "apply", "assign", "resume",
                       "enable", "disable", "refuel", "transfer", "move", "upgrade", "renew",
                       "suspend", "block", "unblock", "register", "toggle", "rename", "save",
-                      "attach"))
+                      "attach", "report", "extend"))
 
 _CACHE: dict[tuple[int, str], tuple[AgentSpec, str]] = {}
 
@@ -133,21 +134,27 @@ def confirms_writes(spec: AgentSpec, tool: str) -> bool:
     """
     if tool_kind(spec, tool) not in WRITES:
         return False
+    key = (id(spec), "confirm|" + tool)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1] == "yes"
     found = next((t for t in spec.tools if t.name == tool), None)
     text = spec.policy + " " + (found.description if found is not None else "")
-    return bool(_CONFIRM.search(text))
+    said = bool(_CONFIRM.search(text))
+    _CACHE[key] = (spec, "yes" if said else "no")
+    return said
 
 
 def read_tool_for(spec: AgentSpec, tool: str) -> str:
     """A reading tool that looks at the record ``tool`` acts on (``""`` when there is none).
 
-    The record is the entity of ``tool``'s first non-person id; a reader taking only that id
-    wins over one taking more.
+    The record is the entity of ``tool``'s first id that is not the person's own account; a
+    reader taking only that id wins over one taking more.
     """
     lex = lexicon(spec)
     ids = [r for r in lex.tool_roles(tool) if r.kind == "id"]
-    things = [r.entity for r in ids if not person_entity(r.entity)] or [r.entity for r in ids]
-    if not things:
+    things = [r.entity for r in ids if not person_entity(r.entity)]
+    if not things:  # reading a person's account says nothing about what was asked
         return ""
     entity = things[0]
     best: tuple[int, str] | None = None
@@ -169,6 +176,8 @@ def fitted(spec: AgentSpec, intent: str, tools: Sequence[str]) -> tuple[str, tup
         return intent, tools
     kind = tool_kind(spec, tools[0])
     needs = _NEEDS.get(intent)
+    if intent == "undo" and action_of(spec, tools[0]).verb not in _REVERTIBLE:
+        return "do_task", tools
     if needs is None or kind in needs:
         return intent, tools
     if needs == ("read",) and kind in WRITES:
@@ -176,3 +185,8 @@ def fitted(spec: AgentSpec, intent: str, tools: Sequence[str]) -> tuple[str, tup
         if reader:
             return intent, (reader, *tools[1:])
     return "do_task", tools
+
+
+# verbs whose effect a person can ask to have put back (an undo is asked only of these)
+_REVERTIBLE = frozenset(("change", "edit", "set", "move", "turn on", "turn off", "reschedule",
+                         "update", "assign"))

@@ -33,7 +33,7 @@ _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _MONEY = re.compile(r"\$(\d+(?:\.\d{1,2})?)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\b\d{3}-\d{3}-\d{4}\b")
-_NAME = re.compile(r"(?i:name is|i'm|i am)\s+([A-Z][a-z]+)\s+([A-Z][a-z]+)")
+_NAME = re.compile(r"(?i:name is|i'?m|i am)\s+([A-Z][a-z]+)\s+([A-Z][a-z]+)")
 _ZIP = re.compile(r"(?i:zip(?: code)?)\s+(\d{5})")
 _NUMBER = re.compile(r"\$?(\d+(?:\.\d+)?)")
 _GLUE = re.compile(r"^(?:\s*(?:,|and|or|&)\s*|\s+)$")
@@ -258,11 +258,14 @@ def read_call(spec: AgentSpec, tool: str, prompt: str) -> tuple[dict[str, Any], 
 
 
 def read_turns(spec: AgentSpec, tool: str, texts: Sequence[str],
-               answering: Sequence[str] = ()) -> tuple[dict[str, Any], str | None]:
+               answering: Sequence[str] = (),
+               cache: dict[tuple[str, str], dict[str, Any]] | None = None,
+               ) -> tuple[dict[str, Any], str | None]:
     """``read_call`` over a person's messages in order: a later message's value wins (a
     correction), an answer to a question for one detail (``answering[n]``, the parameter asked
     for just before ``texts[n]``) fills just that detail, and a required option with fixed
-    choices counts as missing too, so the agent asks for it.
+    choices counts as missing too, so the agent asks for it. ``cache`` keeps each message's
+    reading for the next call of one conversation.
 
     >>> from whileai.simulations.spec import agent_spec
     >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
@@ -276,7 +279,12 @@ def read_turns(spec: AgentSpec, tool: str, texts: Sequence[str],
     lex = lexicon(spec)
     roles = lex.tool_roles(tool)
     for n, text in enumerate(texts):
-        found, _ = read_call(spec, tool, text)
+        if cache is None:
+            found, _ = read_call(spec, tool, text)
+        else:
+            found = cache.get((tool, text)) or {}
+            if (tool, text) not in cache:
+                found = cache[(tool, text)] = read_call(spec, tool, text)[0]
         asked = answering[n] if n < len(answering) else ""
         role = lex.role(tool, asked) if asked else None
         if role is None or role.param.name not in {r.param.name for r in roles}:

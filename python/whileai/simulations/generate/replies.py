@@ -30,8 +30,8 @@ __all__ = ["ask_for", "cannot_go_on", "declined_reply", "propose", "recheck", "r
            "summary", "thing"]
 
 
-def _listed(values: Sequence[Any]) -> str:
-    items = [describe(v) for v in values]
+def _listed(values: Sequence[Any], *, exact: bool = False) -> str:
+    items = [str(v) if exact else describe(v) for v in values]
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
@@ -40,20 +40,40 @@ def _main(spec: AgentSpec, tool: str, args: Mapping[str, Any]) -> Role | None:
     return next((r for r in roles if not person_entity(r.entity)), roles[0] if roles else None)
 
 
+_CREATE = {"book": "booked", "make": "made", "create": "created", "set up": "set up",
+           "send": "sent", "add": "added", "open": "opened", "submit": "submitted",
+           "schedule": "scheduled", "issue": "issued", "report": "reported"}
+
+
 def thing(spec: AgentSpec, tool: str, args: Mapping[str, Any]) -> str:
     """The record a call is about, as the agent names it ("order #W1234567", "your account")."""
     main = _main(spec, tool, args)
+    action = action_of(spec, tool)
     if main is None:
+        if any(r.kind in ("email", "phone", "name") for r in lexicon(spec).tool_roles(tool)):
+            return "an account with those details"
         return "your request"
     if person_entity(main.entity):
-        return "your account"
+        if action.aspect and action.verb in _CREATE:
+            return f"a {action.aspect} for your account"
+        return f"the {action.aspect} on your account" if action.aspect else "your account"
     return f"{main.entity} {args[main.param.name]}"
+
+
+def _object(spec: AgentSpec, tool: str, args: Mapping[str, Any]) -> str:
+    """What a write acts on: "the address on order #W1", "rental R-1", "a rental for you"."""
+    named = thing(spec, tool, args)
+    action = action_of(spec, tool)
+    main = _main(spec, tool, args)
+    if action.aspect and main is not None and not person_entity(main.entity) \
+            and not action.multi:
+        return f"the {action.aspect} on {named}"
+    return named
 
 
 def _details(spec: AgentSpec, tool: str, args: Mapping[str, Any]) -> str:
     main = _main(spec, tool, args)
-    roles = [r for r in lexicon(spec).tool_roles(tool)
-             if r.param.name in args and r is not main and r.kind != "records"]
+    roles = [r for r in lexicon(spec).tool_roles(tool) if r.param.name in args and r is not main]
     parts: list[str] = []
     address = [str(args[r.param.name]) for r in roles if r.kind == "address"
                and str(args[r.param.name])]
@@ -63,18 +83,35 @@ def _details(spec: AgentSpec, tool: str, args: Mapping[str, Any]) -> str:
         value = args[role.param.name]
         if role.kind == "address" or value in ("", []):
             continue
+        if role.kind == "records":
+            records = value if isinstance(value, list) else [value]
+            texts = [_record(role, r) for r in records if isinstance(r, Mapping)]
+            parts.append(f"{spoken(role)}: {'; '.join(t for t in texts if t)}")
+            continue
         if role.kind in ("id", "ids"):
             values = [str(v) for v in value] if isinstance(value, list) else [str(value)]
             noun = role.entity if len(values) == 1 else plural(role.entity)
             noun = f"{role.qualifier} {noun}" if role.qualifier else noun
             noun = "payment method" if "payment" in role.entity else noun
-            parts.append(f"{noun} {_listed(values)}")
+            parts.append(f"{noun} {_listed(values, exact=True)}")
             continue
         words = _listed(value) if isinstance(value, list) else (
             f"${float(value):.2f}" if role.kind == "money" and isinstance(value, int | float)
             else describe(value))
         parts.append(f"{spoken(role)} {words}")
     return "; ".join(parts)
+
+
+def _record(role: Role, record: Mapping[str, Any]) -> str:
+    """One record of a list in words: its names and ids, then its date ("HAT001 on ...")."""
+    head = [str(record[f.param.name]) for f in role.fields if f.param.name in record
+            and f.kind in ("name", "id")]
+    dates = [str(record[f.param.name]) for f in role.fields if f.param.name in record
+             and f.kind == "date"]
+    tail = [describe(record[f.param.name]) for f in role.fields if f.param.name in record
+            and f.kind not in ("name", "id", "date")]
+    text = " ".join(head + tail)
+    return f"{text} on {dates[0]}" if dates and text else text or " ".join(dates)
 
 
 _ASK = ("Could you tell me the {n}?", "What is the {n}, please?", "Can you give me the {n}?",
@@ -113,7 +150,7 @@ _PROPOSE = ("Here is what I'll do: {a}. Shall I go ahead? (yes/no)",
 def propose(spec: AgentSpec, tool: str, args: Mapping[str, Any], pick: Draw) -> str:
     """The action spelled out with every detail, and a request for an explicit yes."""
     action = action_of(spec, tool)
-    what = f"{action.verb} {thing(spec, tool, args)}"
+    what = f"{action.verb} {_object(spec, tool, args)}"
     details = _details(spec, tool, args)
     if details:
         what += f" ({details})"
@@ -198,14 +235,18 @@ def result_reply(spec: AgentSpec, tool: str, args: Mapping[str, Any], result: Ma
                 else "I found what you asked for."), False
         return (f"{head} is {describe(state)}." if state else f"I found {named}."), False
     state = data.get("status")
-    aspect = action_of(spec, tool).aspect
+    action = action_of(spec, tool)
+    aspect = action.aspect
+    if action.verb in _CREATE:
+        return f"Done: I've {_CREATE[action.verb]} {_object(spec, tool, args)}.", False
     if state and data.get("last_action") == tool and state not in _UNCHANGED:
         words = describe(state)
         if words.endswith(" requested"):
             return f"Done: the {words.split()[0]} on {named} is requested.", False
         return f"Done: {named} is now {words}.", False
     if aspect:
-        return f"Done: the {aspect} on {named} has been changed.", False
+        verb = "have" if aspect.endswith("s") else "has"
+        return f"Done: the {aspect} on {named} {verb} been changed.", False
     return f"Done: {named} has been updated.", False
 
 

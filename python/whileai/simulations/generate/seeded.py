@@ -100,6 +100,7 @@ class _Talk:
         self.agent, self.spec, self.situation, self.pick = agent, agent.spec, situation, pick
         self.texts = [situation.prompt]
         self.answering = [""]  # the detail asked for right before each of the person's messages
+        self.read: dict[tuple[str, str], dict[str, Any]] = {}  # each message read once per tool
         self.transcript: list[dict[str, Any]] = [{"role": "user", "content": situation.prompt}]
         self.steps: list[dict[str, Any]] = []
         self.turn = 0
@@ -174,7 +175,7 @@ class _Talk:
         confirmed = rechecked = False
         asked: set[str] = set()
         while True:
-            args, missing = read_turns(spec, tool, self.texts, self.answering)
+            args, missing = read_turns(spec, tool, self.texts, self.answering, self.read)
             if tool_kind(spec, tool) == "transfer" and any(
                     r.param.name == "summary" for r in lexicon(spec).tool_roles(tool)):
                 args["summary"] = replies.summary(spec, self.texts, self.situation.tools)
@@ -194,7 +195,7 @@ class _Talk:
                 answer = self.say(proposal)
                 if answer is None:
                     return proposal, False, True
-                again, _ = read_turns(spec, tool, self.texts, self.answering)
+                again, _ = read_turns(spec, tool, self.texts, self.answering, self.read)
                 if again != args:
                     continue  # a correction: spell it out again
                 if person.said_no(answer):
@@ -206,7 +207,7 @@ class _Talk:
                 rechecked = True
                 question = replies.recheck(spec, tool, args)
                 if self.say(question) is not None:
-                    again, _ = read_turns(spec, tool, self.texts, self.answering)
+                    again, _ = read_turns(spec, tool, self.texts, self.answering, self.read)
                     if again != args:
                         confirmed = False
                         continue

@@ -34,7 +34,7 @@ def spoken(role: Role) -> str:
     if role.kind in ("id", "ids"):
         entity = role.entity or "reference"
         if person_entity(entity):
-            return "account"
+            return "account ID"
         if "payment" in entity or "card" in entity:
             return "payment method"
         if entity in _CODES:
@@ -53,7 +53,8 @@ def spoken(role: Role) -> str:
     if role.kind == "name":
         return "first name" if "first" in name else "last name" if "last" in name else "name"
     if role.kind == "date":
-        return "date of birth" if "birth" in name or "dob" in name else "date"
+        return "date of birth" if "birth" in name or "dob" in name else (
+            name.replace("_", " ") if "date" in name else "date")
     if role.kind == "place":
         return "departure airport" if name.startswith(("origin", "from", "depart")) \
             else "destination"
@@ -70,7 +71,7 @@ def cues(role: Role) -> tuple[str, ...]:
     if role.kind in ("id", "ids"):
         entity = role.entity or ""
         if person_entity(entity):
-            out += ["user id", "account", "username"]
+            out += ["user id", "account", "username", "customer id"]
         elif "payment" in entity or "card" in entity:
             out += ["payment", "card", "pay with"]
         else:
@@ -79,7 +80,7 @@ def cues(role: Role) -> tuple[str, ...]:
         out.append("address")
     elif role.kind == "attribute" and role.param.enum:
         out += [role.param.name.replace("_", " ")]
-    return tuple(dict.fromkeys(w for w in out if w))
+    return tuple(dict.fromkeys(w.lower() for w in out if w))
 
 
 def payment_words(value: object) -> str:

@@ -20,13 +20,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.generate import person, phrases
+from whileai.simulations.generate import filler, person, phrases
 from whileai.simulations.generate.actions import action_of
 from whileai.simulations.generate.asks import TaskWords, hidden_ask, words_for
 from whileai.simulations.generate.situation import Draft, Situation
-from whileai.simulations.generate.voice import typed
+from whileai.simulations.generate.voice import spoken_as, typed
 from whileai.simulations.spec import AgentSpec
-from whileai.simulations.world.roles import lexicon
 from whileai.simulations.world.values import CITIES, Draw, draws
 
 __all__ = ["TemplateWriter", "render"]
@@ -93,15 +92,17 @@ def _core(draft: Draft, pick: Draw, *, recite: bool) -> tuple[str, list[str]]:
         if action.hidden:
             text, literal = hidden_ask(spec, tool_name, draft.slots, pick)
             asks.append(text)
-            spans.extend(literal)
+            spans.extend((*literal, text))  # a need is worded once, and never mistyped
             continue
         words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous,
                           recite=recite)
         intent = _intent(first_intent if n == 0 else "do_task", words, action.write)
         bank = phrases.ASKS[intent]
+        if not action.write:  # "I tried to check it" says nothing: a read is asked plainly
+            bank = tuple(b for b in bank if "{action}" not in b) or bank
         asks.append(bank[pick.below(len(bank))].format(
             action=words.action, thing=words.thing, detail=words.detail))
-        spans.extend(words.spans)
+        spans.extend((*words.spans, words.thing, words.action))  # what the ask is about
     if len(asks) > 1:
         joiner = ("Also, ", "And then ", "After that, ", "On top of that, ")[pick.below(4)]
         second = asks[1] if asks[1].startswith(("I ", "I'")) else asks[1][0].lower() + asks[1][1:]
@@ -116,29 +117,27 @@ def _off_scope(pick: Draw) -> str:
                            thing=phrases.OFF_THINGS[pick.below(len(phrases.OFF_THINGS))])
 
 
-_POLICY_NOUNS = ("refund", "refunds", "identity", "confirmation", "cancellation", "payment",
-                 "gift card", "credit card", "address", "insurance", "fee", "fees", "bags",
-                 "baggage", "roaming", "suspension", "certificate", "exchange", "exchanges",
-                 "returns", "return", "delivery", "compensation", "verification", "discount",
-                 "cabin", "upgrade", "limit", "email", "password", "privacy", "plan", "data")
+# the things a policy rule is about, as a person names them when they bring the rule up
+_TOPICS = {"refund": "refunds", "identity": "identity checks", "confirmation": "confirmations",
+           "cancellation": "cancellations", "cancel": "cancellations", "payment": "payments",
+           "gift card": "gift cards", "credit card": "card payments", "address": "address changes",
+           "insurance": "insurance", "fee": "fees", "fees": "fees", "bags": "bags",
+           "baggage": "baggage", "roaming": "roaming", "suspension": "suspensions",
+           "certificate": "certificates", "exchange": "exchanges", "return": "returns",
+           "delivery": "delivery", "compensation": "compensation",
+           "authenticate": "identity checks",
+           "verification": "verification", "discount": "discounts", "cabin": "cabin changes",
+           "upgrade": "upgrades", "email": "email changes", "password": "passwords",
+           "privacy": "privacy", "plan": "plan changes", "data": "data limits",
+           "limit": "limits", "transfer": "transfers", "human": "talking to a person"}
 
 
-def _topic(spec: AgentSpec, clause: str, pick: Draw) -> str:
-    """A noun the clause is about, from the spec's entities and common policy nouns."""
+def _topic(clause: str, pick: Draw) -> str:
+    """What a policy clause is about, in a person's words ("" when it names nothing known)."""
     low = " " + " ".join(_backend.tokenize(clause)) + " "
-    nouns = [*_spec_nouns(spec), *_POLICY_NOUNS]
-    found = list(dict.fromkeys(n for n in nouns if f" {n} " in low))
-    if not found:
-        return ""
-    noun = found[pick.below(len(found))]
-    return noun + ("s" if pick.below(3) == 0 and not noun.endswith(("s", "data", "baggage"))
-                   else "")
-
-
-def _spec_nouns(spec: AgentSpec) -> tuple[str, ...]:
-    lex = lexicon(spec)
-    aspects = [action_of(spec, t.name).aspect for t in spec.tools]
-    return tuple(dict.fromkeys([*lex.formats, *(a for a in aspects if a and " " not in a)]))
+    found = list(dict.fromkeys(t for n, t in _TOPICS.items() if f" {n} " in low
+                               or f" {n}s " in low or f" {n}ed " in low))
+    return found[pick.below(len(found))] if found else ""
 
 
 def render(draft: Draft, *, turns: int = 6) -> str:
@@ -150,27 +149,25 @@ def render(draft: Draft, *, turns: int = 6) -> str:
     if cell.seed_text:
         base = cell.seed_text.rsplit("#", 1)[0]
         core = base if draft.visit == 0 and draft.candidate == 0 else base + " " + core
-    tone = cell.value("tone") or "neutral"
-
-    def one(bank: Sequence[str]) -> str:
-        return bank[pick.below(len(bank))] if bank else ""
-
-    context = [
-        one(phrases.HISTORY.get(cell.value("history"), ("",))),
-        one(phrases.PERSONA.get(cell.value("persona"), ("",))) if pick.below(3) else "",
-        one(phrases.REASONS),
-        one(phrases.STATE_HINT.get(cell.value("state"), ("",))),
+    tone, persona = cell.value("tone") or "neutral", cell.value("persona")
+    stance, typing = cell.value("stance"), cell.value("typing")
+    hurried = stance == "hurried" or persona == "busy_professional" or typing == "clipped"
+    about_record = bool(draft.nouns) and bool(draft.tools)
+    lines = [] if hurried else filler.context(
+        cell.value("history"), cell.value("state"), persona, about_record=about_record,
+        pick=pick, room=2 if persona == "elderly" else 1)
+    before = [ln for ln in lines if pick.below(2) == 0]
+    after = [ln for ln in lines if ln not in before]
+    topic = _topic(cell.clause, pick) if cell.clause else ""
+    parts = [
+        filler.opener(tone, persona, pick) if not hurried and not cell.seed_text
+        and pick.below(5) < 3 else "",
+        *before, core, *after,
+        filler.stance_line(stance, pick),
+        filler.clause_line(topic, pick) if cell.clause else "",
+        filler.closer(tone, persona, hurried, pick) if pick.below(2) == 0 else "",
     ]
-    before = [c for i, c in enumerate(context) if c and pick.below(2) == 0 and i < 3]
-    after = [c for c in context if c and c not in before]
-    stance = one(phrases.STANCE.get(cell.value("stance"), ("",)))
-    topic = _topic(draft.spec, cell.clause, pick) if cell.clause else ""
-    clause = one(phrases.CLAUSE).format(topic=topic) if topic else \
-        one(phrases.CLAUSE_PLAIN) if cell.clause else ""
-    parts = [one(phrases.OPENERS.get(tone, ("",))), *before, core, *after, stance, clause,
-             one(phrases.CLOSERS.get(tone, ("",)))]
-    text = _join(p for p in parts if p)
-    typing = cell.value("typing")
+    text = spoken_as(_join(p for p in parts if p), persona, pick)
     if typing == "lowercase":
         text = text.rstrip(".")
     return typed(text, typing, pick, spans)

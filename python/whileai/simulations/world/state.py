@@ -14,14 +14,16 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from whileai.simulations.generate.grid import Cell
 from whileai.simulations.generate.kinds import fitted
 from whileai.simulations.spec import AgentSpec, ToolSpec
-from whileai.simulations.world.fakes import AIRPORTS, role_value
-from whileai.simulations.world.roles import lexicon
+from whileai.simulations.world.fakes import AIRPORTS, PLACES, policy_today, role_value
+from whileai.simulations.world.roles import Role, lexicon
 from whileai.simulations.world.values import draws, is_id_param
 
 __all__ = ["FAULT_KINDS", "TaskWorld", "draw_world", "target_tools"]
@@ -84,11 +86,14 @@ def draw_world(
     lex = lexicon(spec)
     places: set[Any] = set()
     count = 1 + draw.below(2)  # items in each list of this task (old and new items pair up)
+    place = draw.below(len(PLACES))  # every address part of this task names one city
+    today = policy_today(spec.policy)
+    status = _status_for(tools)
     for tool in dict.fromkeys((*about, *tools)):  # the words' tools first, then the played
         for role in lex.tool_roles(tool.name):
             param = role.param
             if param.name not in slots:
-                value = role_value(role, draw, count=count)
+                value = role_value(role, draw, count=count, place=place, today=today)
                 if role.kind == "place":  # origin and destination differ
                     while value in places:
                         value = AIRPORTS[(AIRPORTS.index(value) + 1) % len(AIRPORTS)] \
@@ -102,8 +107,8 @@ def draw_world(
                 record: dict[str, Any] = {
                     param.name: slots[param.name],
                     "kind": nouns[param.name],
-                    "status": _RECORD_STATUS[draw.below(len(_RECORD_STATUS))],
-                    "updated": f"2026-{draw.below(12) + 1:02d}-{draw.below(28) + 1:02d}",
+                    "status": status or _RECORD_STATUS[draw.below(len(_RECORD_STATUS))],
+                    "updated": (today - timedelta(days=1 + draw.below(60))).isoformat(),
                 }
                 if state == "already_handled":
                     record["status"] = "already_processed"
@@ -114,6 +119,7 @@ def draw_world(
                 if state == "duplicate":
                     twin = f"{key}-2"
                     records[twin] = {**record, param.name: twin, "duplicate_of": key}
+    _in_order(slots, [r for t in dict.fromkeys((*about, *tools)) for r in lex.tool_roles(t.name)])
     faults: list[dict[str, Any]] = []
     condition = cell.value("condition")
     # A fault needs a tool call to fire on: asks no tool covers get none.
@@ -129,3 +135,28 @@ def draw_world(
         faults=tuple(faults),
         nouns=nouns,
     )
+
+
+def _status_for(tools: Sequence[ToolSpec]) -> str:
+    """The status a tool's name says its record is in ("cancel_pending_order": pending)."""
+    for tool in tools:
+        for word in ("pending", "delivered", "active", "open", "suspended"):
+            if word in tool.name.lower().split("_"):
+                return word
+    return ""
+
+
+def _in_order(slots: dict[str, Any], roles: Sequence[Role]) -> None:
+    """Dates of one task in the order the schema gives them (a return after its departure),
+    record lists included (a trip's flights in date order); birth dates stay as drawn."""
+    dated = list(dict.fromkeys(r.param.name for r in roles if r.kind == "date"
+                               and not any(w in r.param.name.lower() for w in ("birth", "dob"))
+                               and isinstance(slots.get(r.param.name), str)))
+    slots.update(zip(dated, sorted(slots[n] for n in dated), strict=True))
+    for role in roles:
+        value = slots.get(role.param.name)
+        fields = [f.param.name for f in role.fields if f.kind == "date"
+                  and not any(w in f.param.name.lower() for w in ("birth", "dob"))]
+        if role.kind == "records" and isinstance(value, list) and fields:
+            key = fields[0]
+            value.sort(key=lambda rec: str(rec.get(key, "")))
