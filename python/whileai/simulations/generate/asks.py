@@ -86,7 +86,7 @@ def _detail(role: Role, value: Any, action: Action, pick: Draw) -> tuple[str, li
     if kind == "id":
         text = str(value)
         if person_entity(role.entity):
-            forms = (" (my {e} id is {v})", " ({e} id {v})", " (I'm {e} {v})")
+            forms = (" (my {e} id is {v})", " ({e} id {v})", " (account {v})")
             return forms[pick.below(len(forms))].format(e=role.entity, v=text), [text]
         if "payment" in role.entity or "card" in role.entity:
             forms = (" using {v}", " with my {v}", " (paying with {v})")
@@ -208,7 +208,7 @@ def words_for(
                 thing = f"the {action.aspect}{prep}{base}"
     elif action.listing:
         thing = action.aspect if verb.startswith("search") else \
-            ("all of the ", "each of the ", "every one of the ")[pick.below(3)] + action.aspect
+            ("all the ", "all your ", "the ")[pick.below(3)] + action.aspect
     elif person or action.entity:
         noun = "account" if person or not action.entity else action.entity
         if action.aspect and action.write and verb in ("book", "send", "set up", "make",
@@ -261,7 +261,7 @@ def words_for(
             text, literal = f" to {role.entity} {value}", [str(value)]
         elif not recite and role.kind == "id" and ("payment" in role.entity
                                                    or "card" in role.entity):
-            paying = (" with {v}", " using {v}", " (paying with {v})", " to {v}")
+            paying = (" with {v}", " using {v}", " (paying with {v})", " and use {v}")
             text, literal = paying[pick.below(len(paying))].format(v=payment_words(value)), []
         elif not recite and role.kind == "attribute" and role.param.required and \
                 "reason" in name and pick.below(2) == 0:
@@ -292,13 +292,13 @@ def hidden_ask(spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw)
             "I don't want a bot for this: is there a person I can speak to about {t}?",
             "Please connect me with a human agent, {t} is too complicated to do over chat.",
             "Get me someone from your team about {t}.",
-            "Could a person from support take over {t}?",
+            "Could a person from support take over my case about {t}?",
             "I need to speak to a human about {t}.",
             "Is there a real person who can look at {t}?",
             "Can I talk to someone from your staff about {t}?",
             "I'd rather deal with a person for {t}, can you transfer me?",
             "Please hand {t} over to a human.",
-            "Could you pass me to an agent who is a person? It's {t}.",
+            "Could you pass me to a human agent? It's about {t}.",
         )
         return bank[pick.below(len(bank))].format(t=thing), spans
     writes = [a for a in (action_of(spec, t.name) for t in spec.tools)

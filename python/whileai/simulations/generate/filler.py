@@ -21,7 +21,7 @@ __all__ = ["CLOSERS", "OPENERS", "clause_line", "closer", "context", "opener", "
 
 OPENERS = {
     "neutral": ("Hi,", "Hello,", "Hi there,", "Hello there,", "Hi, quick question:",
-                "Hello, hoping you can help:", "Hi again,", "Morning,", "Hi all,",
+                "Hello, hoping you can help:", "Hi again,", "Morning,", "Good day,",
                 "Hey,", "Hello -", "Hi -"),
     "polite": ("Hi there, I hope you're well.", "Good morning,", "Hello, and thanks for helping.",
                "Hi, sorry to bother you,", "Good afternoon,", "Hello, I hope this is the right "

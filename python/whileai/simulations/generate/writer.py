@@ -174,10 +174,11 @@ def render(draft: Draft, *, turns: int = 6) -> str:
 
 
 def _join(parts: Iterable[str]) -> str:
-    """Join sentences; after an opener ending in a comma, the next one starts in lower case."""
+    """Join sentences; after an opener ending in a comma, a dash or a colon, the next one
+    starts in lower case."""
     out: list[str] = []
     for part in parts:
-        if out and out[-1].endswith(",") and not part.startswith(("I ", "I'")):
+        if out and out[-1].endswith((",", "-", ":", " so")) and not part.startswith(("I ", "I'")):
             part = part[0].lower() + part[1:]
         out.append(part)
     return " ".join(out)

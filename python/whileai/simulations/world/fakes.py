@@ -47,6 +47,9 @@ COUNTRIES = ("USA",)
 UNITS2 = ("Apt 4", "Suite 210", "Unit 7", "Apt 12B", "Floor 3", "Apt 301")
 TEXTS = ("the package arrived damaged", "it is the wrong size", "I found a better option",
          "my plans changed", "it stopped working after a week", "I was charged twice")
+DAMAGE = ("the back tyre is flat", "the chain keeps slipping", "the front brake is loose",
+          "there is a deep scratch on the frame", "the bell fell off", "a spoke is bent",
+          "the gears skip under load", "the light stopped working")
 _ALNUM = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
@@ -145,7 +148,8 @@ def role_value(role: Role, draw: Draw, *, count: int = 1, place: int = 0,
             return _record(fields, draw, place, today)
         return [_record(fields, draw, place, today) for _ in range(count)]
     if kind == "text":
-        return TEXTS[draw.below(len(TEXTS))]
+        bank = DAMAGE if "damag" in (name + " " + param.description.lower()) else TEXTS
+        return bank[draw.below(len(bank))]
     return fake_value(param, draw)
 
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from whileai.simulations.generate.grid import Cell
-from whileai.simulations.generate.kinds import fitted
+from whileai.simulations.generate.kinds import WRITES, fitted, tool_kind
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.fakes import AIRPORTS, PLACES, policy_today, role_value
 from whileai.simulations.world.roles import Role, lexicon
@@ -55,19 +55,31 @@ def target_tools(spec: AgentSpec, cell: Cell) -> tuple[ToolSpec, ...]:
 
 
 def _pair(spec: AgentSpec, first: int) -> tuple[ToolSpec, ToolSpec]:
-    """Two tools one person would ask about together: the next tool sharing an entity."""
+    """Two tools one person would ask about together: the next tool sharing an entity, and
+    never two changes to one record (cancel it, then exchange it); a look comes before a
+    change."""
     lex = lexicon(spec)
     tools = spec.tools
 
     def entities(t: ToolSpec) -> set[str]:
         return {r.entity for r in lex.tool_roles(t.name) if r.kind in ("id", "ids")}
 
+    def writes(t: ToolSpec) -> bool:
+        return tool_kind(spec, t.name) in WRITES
+
     head = tools[first]
+    partner: ToolSpec | None = None
     for step in range(1, len(tools)):
         other = tools[(first + step) % len(tools)]
-        if entities(head) & entities(other):
-            return head, other
-    return head, tools[(first + 1) % len(tools)]
+        if entities(head) & entities(other) and not (writes(head) and writes(other)):
+            partner = other
+            break
+    if partner is None:
+        partner = next((t for t in tools if t is not head and not writes(t)),
+                       tools[(first + 1) % len(tools)])
+    if writes(head) and not writes(partner):
+        return partner, head
+    return head, partner
 
 
 def draw_world(
@@ -152,7 +164,12 @@ def _in_order(slots: dict[str, Any], roles: Sequence[Role]) -> None:
     dated = list(dict.fromkeys(r.param.name for r in roles if r.kind == "date"
                                and not any(w in r.param.name.lower() for w in ("birth", "dob"))
                                and isinstance(slots.get(r.param.name), str)))
-    slots.update(zip(dated, sorted(slots[n] for n in dated), strict=True))
+    ordered = sorted(slots[n] for n in dated)
+    for n in range(1, len(ordered)):  # one trip or booking: days apart, not months
+        first, later = date.fromisoformat(ordered[0]), date.fromisoformat(ordered[n])
+        if (later - first).days > 21:
+            ordered[n] = (first + timedelta(days=2 + later.toordinal() % 12)).isoformat()
+    slots.update(zip(dated, sorted(ordered), strict=True))
     for role in roles:
         value = slots.get(role.param.name)
         fields = [f.param.name for f in role.fields if f.kind == "date"
