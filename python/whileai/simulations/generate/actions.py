@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.roles import lexicon, person_entity
+from whileai.simulations.world.toolkinds import hidden_kind
 
 __all__ = ["HIDDEN", "Action", "action_of", "hidden_kind", "plural"]
 
@@ -80,20 +81,6 @@ def plural(noun: str) -> str:
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":
         return noun[:-1] + "ies"
     return noun + "s"
-
-
-def hidden_kind(tool: ToolSpec) -> str:
-    """The need a tool answers when a person never names it: think, calculate, handoff, or ""."""
-    words, desc = _words(tool.name), tool.description.lower()
-    if "think" in words or desc.startswith("use the tool to think"):
-        return "think"
-    if words[:1] in (["calculate"], ["compute"], ["calc"]) or any(
-            p.name == "expression" for p in tool.params):
-        return "calculate"
-    if ("transfer" in words or "escalate" in words or "handoff" in words) and (
-            "human" in words or "agent" in words or "agents" in words or "human" in desc):
-        return "handoff"
-    return ""
 
 
 _CACHE: dict[tuple[int, str], tuple[AgentSpec, Action]] = {}

@@ -16,16 +16,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.generate.actions import action_of, hidden_kind
-from whileai.simulations.generate.kinds import WRITES, name_kind, tool_kind
 from whileai.simulations.spec import AgentSpec, ToolSpec, agent_spec
 from whileai.simulations.world.arith import evaluate
 from whileai.simulations.world.rollout import RolloutContext, current_rollout
+from whileai.simulations.world.toolkinds import WRITES, hidden_kind, name_kind, tool_kind
 from whileai.simulations.world.values import is_id_param
 
-__all__ = ["World", "fault_result", "world"]
+__all__ = ["FAULT_KINDS", "World", "fault_result", "world"]
 
-# what a write leaves a record as, by the verb a person uses for it
+# Conditions of the grid that the mock world realises as a scheduled fault.
+FAULT_KINDS = ("timeout", "permission_denied", "malformed", "stale", "not_found")
+_LISTING = ("list", "search", "all", "browse")  # a read of these gives a list
+# what a write leaves a record as, by the verb of its name
 _AFTER = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested",
           "delete": "deleted", "remove": "removed", "close": "closed", "suspend": "suspended",
           "resume": "active", "refund": "refunded", "book": "booked"}
@@ -87,8 +89,6 @@ class World:
         draw = _backend.hash64(f"world|{self.seed}|{n}")
         if draw / 2.0**64 >= self.fault_rate:
             return None
-        from whileai.simulations.world.state import FAULT_KINDS
-
         return FAULT_KINDS[_backend.hash64(f"world-kind|{self.seed}|{n}") % len(FAULT_KINDS)]
 
     def __repr__(self) -> str:
@@ -125,7 +125,8 @@ class World:
             return {"status": "ok", "data": {"transferred": True}}
         if record is None:  # no id in the call, or no run: echo a plausible record
             record = {p.name: args.get(p.name) for p in spec.params if p.name in args}
-            if kind == "read" and action_of(self.spec, tool).listing:
+            if kind == "read" and not any(is_id_param(p.name) for p in spec.params) and any(
+                    w in spec.name.lower().split("_") for w in _LISTING):
                 return {"status": "ok", "data": {"results": _listing(spec.name, args)}}
         if kind in WRITES:
             if record.get("status") == "already_processed":
@@ -133,8 +134,8 @@ class World:
                         "data": copy.deepcopy(record)}
             changed = [p.name for p in spec.params if p.name in args and not is_id_param(p.name)]
             record.update({name: args[name] for name in changed})
-            record["status"] = _AFTER.get(action_of(self.spec, tool).verb, record.get(
-                "status") or "updated")
+            verb = next((w for w in tool.lower().split("_") if w in _AFTER), "")
+            record["status"] = _AFTER.get(verb, record.get("status") or "updated")
             record["last_action"] = tool
             return {"status": "ok", "data": copy.deepcopy(record)}
         return {"status": "ok", "data": copy.deepcopy(record)}

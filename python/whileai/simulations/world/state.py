@@ -23,13 +23,12 @@ from whileai.simulations.generate.grid import Cell
 from whileai.simulations.generate.kinds import WRITES, fitted, tool_kind
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.fakes import AIRPORTS, PLACES, policy_today, role_value
+from whileai.simulations.world.mock import FAULT_KINDS
 from whileai.simulations.world.roles import Role, lexicon
 from whileai.simulations.world.values import draws, is_id_param
 
 __all__ = ["FAULT_KINDS", "TaskWorld", "draw_world", "target_tools"]
 
-# Conditions of the grid that the mock world realises as a scheduled fault.
-FAULT_KINDS = ("timeout", "permission_denied", "malformed", "stale", "not_found")
 _RECORD_STATUS = ("active", "pending", "processing", "shipped", "open", "confirmed")
 
 
