@@ -59,14 +59,12 @@ def _label(before: str, entities: Sequence[str]) -> str | None:
     if not words:
         return None
     bases = [w[:-1] if w.endswith("s") else w for w in words]
+    plain = {*words, *bases}
+    scrambled = {_letters(b) for b in plain if len(b) >= 5}  # same letters: same length
     for entity in sorted(entities, key=len, reverse=True):
         head = entity.split()[-1]
-        if head in words or head in bases:
+        if head in plain or (len(head) >= 5 and _letters(head) in scrambled):
             return entity
-        if len(head) >= 5:
-            key = _letters(head)
-            if any(len(b) == len(head) and _letters(b) == key for b in (*words, *bases)):
-                return entity
     return None
 
 
