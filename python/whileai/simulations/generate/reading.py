@@ -261,8 +261,8 @@ def read_turns(spec: AgentSpec, tool: str, texts: Sequence[str],
                ) -> tuple[dict[str, Any], str | None]:
     """``read_call`` over a person's messages in order: a later message's value wins (a
     correction), an answer to a question for one detail (``answering[n]``, the parameter asked
-    for just before ``texts[n]``) fills just that detail, and a required option with fixed
-    choices counts as missing too, so the agent asks for it. ``cache`` keeps each message's
+    for just before ``texts[n]``) fills just that detail, and a required date or option with
+    fixed choices counts as missing too, so the agent asks for it. ``cache`` keeps each message's
     reading for the next call of one conversation.
 
     >>> from whileai.simulations.spec import agent_spec
@@ -293,8 +293,8 @@ def read_turns(spec: AgentSpec, tool: str, texts: Sequence[str],
         if value is not None:
             args[role.param.name] = value
     missing = next((r.param.name for r in roles if r.param.required and r.param.name not in args
-                    and (r.kind in _REQUIRED_KINDS or (r.kind == "attribute" and r.param.enum))),
-                   None)
+                    and (r.kind in _REQUIRED_KINDS or r.kind == "date"
+                         or (r.kind == "attribute" and r.param.enum))), None)
     return {r.param.name: args[r.param.name] for r in roles if r.param.name in args}, missing
 
 
@@ -310,6 +310,9 @@ def _answer(role: Role, text: str, found: dict[str, Any]) -> Any:
             else values[0]
     if role.kind == "name":
         return _bare_name([role], text).get(role.param.name, found.get(role.param.name))
+    if role.kind == "date":
+        dates = _DATE.findall(text)
+        return dates[0] if dates else None
     return found.get(role.param.name)
 
 

@@ -2,7 +2,7 @@
 non-native speaker's transfer errors, an elderly person's full forms); literal values (ids,
 amounts, names) are never mangled, so an agent can read them back.
 
-Typos follow a realistic mix, one a message (two in a long one): a dropped letter, a doubled
+Typos follow a realistic mix, one a message (two in a long one, often none in a short one): a dropped letter, a doubled
 letter, a neighbouring key, two letters swapped, a missing apostrophe, or an autocorrected word.
 
 >>> from whileai.simulations.world.values import draws
@@ -81,9 +81,9 @@ def _typo(word: str, pick: Draw) -> str:
     if kind == 2 and word[i].lower() in _NEAR:  # the key next to it
         near = _NEAR[word[i].lower()]
         return word[:i] + near[pick.below(len(near))] + word[i + 1:]
-    if i + 1 < len(word):  # two letters swapped
+    if i + 1 < len(word) and word[i] != word[i + 1]:  # two letters swapped
         return word[:i] + word[i + 1] + word[i] + word[i + 2:]
-    return word[:i]
+    return word[:i] + word[i] + word[i:]  # (a swap of two same letters shows nothing)
 
 
 # words an ask needs to be understood at all: never mistyped
@@ -94,7 +94,7 @@ _KEEP = frozenset(("human", "person", "agent", "someone", "staff", "total", "cos
 
 def _typos(text: str, pick: Draw) -> str:
     words = [m for m in _WORD.finditer(text) if m.group(0).lower() not in _KEEP]
-    if not words:
+    if not words or (len(words) < 8 and pick.below(3) != 0):  # a short reply is often clean
         return text
     count = 1 + (1 if len(words) > 30 and pick.below(2) == 0 else 0)
     chosen = sorted({pick.below(len(words)) for _ in range(count)})
