@@ -2,8 +2,9 @@
 non-native speaker's transfer errors, an elderly person's full forms); literal values (ids,
 amounts, names) are never mangled, so an agent can read them back.
 
-Typos follow a realistic mix, one a message (two in a long one, often none in a short one): a dropped letter, a doubled
-letter, a neighbouring key, two letters swapped, a missing apostrophe, or an autocorrected word.
+Typos follow a realistic mix, one a message (two in a long one, often none in a short one): a
+dropped letter, a doubled letter, a neighbouring key, two letters swapped, a missing apostrophe,
+or an autocorrected word.
 
 >>> from whileai.simulations.world.values import draws
 >>> typed("Please check order #W1234567.", "lowercase", draws(0, 1), ["#W1234567"])
