@@ -101,17 +101,23 @@ def test_ordinary_asks_come_before_the_edges() -> None:
     assert not any(e in a for a in asks for e in edgy)
 
 
-def test_follow_up_then_done() -> None:
+def test_follow_up_answers_the_agent_then_stops() -> None:
     spec = agent_spec(tools=ORDERS_TOOLS, system_prompt=ORDERS_POLICY)
     from whileai.simulations.generate.drafts import to_situation
 
     draft = make_draft(spec, build_grid(spec).cells[0], visit=0, seed=0, fault_rate=0.5)
     situation = to_situation(draft, render(draft))
-    writer = TemplateWriter()
-    first = writer.follow_up(situation, [], turn=0)
+    writer = TemplateWriter(spec=spec)
+    assert writer.follow_up(situation, [], turn=0) is None  # nobody has asked anything
+    said = [{"role": "user", "content": situation.prompt},
+            {"role": "assistant", "content": "Sure. What is the order number?"}]
+    first = writer.follow_up(situation, said, turn=0)
     assert isinstance(first, str)
-    assert first
-    assert writer.follow_up(situation, [], turn=1) is None
+    assert str(situation.slots["order_id"]) in first
+    done = [*said, {"role": "user", "content": first},
+            {"role": "assistant", "content": "Order ORD-1 is pending."}]
+    assert writer.answer(situation, done) == (None, "goal_met")
+    assert TemplateWriter(avg_turns=2, spec=spec).answer(situation, said) == (None, "max_turns")
 
 
 @pytest.mark.parametrize("typing_value", ["standard", "typos"])

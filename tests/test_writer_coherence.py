@@ -196,7 +196,7 @@ def test_the_agent_reads_back_every_value_a_plain_ask_gives(name: str) -> None:
         if cell.value("intent") != "do_task":  # every do_task template carries the details
             continue
         tool = draft.tools[0]
-        ask = render(draft)
+        ask = render(draft, turns=1)  # a one-message conversation says everything at once
         args, missing = read_call(spec, tool, ask)
         if action_of(spec, tool).hidden:
             seen.add(tool)

@@ -66,7 +66,7 @@ class _ExecuteWorld:
 def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
                     warnings: list[str]) -> Writer:
     if simulator is False:
-        return TemplateWriter()
+        return TemplateWriter(avg_turns=cfg.avg_turns, spec=spec)
     if simulator is not None and not is_model_spec(simulator):
         if isinstance(simulator, Writer):
             return simulator
@@ -80,7 +80,7 @@ def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
         if simulator is not None:
             raise ConfigError(f"simulator {simulator!r} did not resolve to a model writer")
         warnings.append(no_model_message("writer"))
-        return TemplateWriter()
+        return TemplateWriter(avg_turns=cfg.avg_turns, spec=spec)
     resolved: Writer = writer
     return resolved
 
@@ -133,6 +133,7 @@ def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
             principle=str(privileged.get("principle", "")),
             slots=dict(world_state.get("slots") or {}),
             tools=tuple(world_state.get("target_tools") or ()),
+            answer=str(privileged.get("answer", "")),
         ))
     if not situations:
         raise SpecError("tasks= holds no rows: pass a previous run, its rows or its JSONL path")

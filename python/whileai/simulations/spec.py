@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,7 @@ class ToolSpec:
     name: str
     description: str = ""
     params: tuple[Param, ...] = ()
+    kind: str = ""  # "read", "write", ... when the tool or the spec says (generate/kinds.py)
 
     def to_openai(self) -> dict[str, Any]:
         """Return the tool in OpenAI function-calling shape."""
@@ -222,8 +223,37 @@ def normalize_tools(tools: object, notes: list[str] | None = None) -> tuple[Tool
             continue
         seen.add(name)
         params = _norm_params(fn.get("parameters"), f"tools[{i}] ({name})", notes)
-        out.append(ToolSpec(name=name, description=str(fn.get("description") or ""), params=params))
+        kind = _tool_kind(tool.get("x-kind") or fn.get("x-kind"),
+                          f"tools[{i}] ({name})")
+        out.append(ToolSpec(name=name, description=str(fn.get("description") or ""),
+                            params=params, kind=kind))
     return tuple(out)
+
+
+TOOL_KINDS = ("read", "write", "irreversible", "compute", "transfer")
+
+
+def _tool_kind(raw: object, where: str) -> str:
+    if raw is None or raw == "":
+        return ""
+    if raw not in TOOL_KINDS:
+        raise SpecError(f"{where}: kind {raw!r} is not one of {', '.join(TOOL_KINDS)}; "
+                        "drop it to let the kind be read from the name and description")
+    return str(raw)
+
+
+def _with_kinds(tools: tuple[ToolSpec, ...], kinds: object) -> tuple[ToolSpec, ...]:
+    """The spec's ``tool_kinds`` mapping (tool name -> kind) applied over the tools."""
+    if not kinds:
+        return tools
+    if not isinstance(kinds, Mapping):
+        raise SpecError(f"tool_kinds must map tool names to kinds, got {type(kinds).__name__}")
+    names = {t.name for t in tools}
+    unknown = sorted(set(map(str, kinds)) - names)
+    if unknown:
+        raise SpecError(f"tool_kinds names unknown tools {unknown}; tools: {sorted(names)}")
+    return tuple(replace(t, kind=_tool_kind(kinds[t.name], f"tool_kinds[{t.name!r}]"))
+                 if t.name in kinds else t for t in tools)
 
 
 def policy_clauses(policy: str) -> tuple[str, ...]:
@@ -325,6 +355,7 @@ def agent_spec(
         for s in situations
         if isinstance(s, str | Mapping)
     )
+    norm = _with_kinds(norm, loaded.get("tool_kinds"))
     return AgentSpec(
         tools=norm,
         policy=policy,

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.roles import lexicon, person_entity
+from whileai.simulations.world.toolkinds import hidden_kind
 
-__all__ = ["HIDDEN", "Action", "action_of", "plural"]
+__all__ = ["HIDDEN", "Action", "action_of", "hidden_kind", "plural"]
 
 HIDDEN = ("think", "calculate", "handoff")
 # tool-name verb -> the verb a person uses, and whether it only reads
@@ -46,6 +47,7 @@ VERBS: dict[str, tuple[str, bool]] = {
     "disable": ("turn off", False), "refuel": ("top up", False),
     "transfer": ("transfer", False), "move": ("move", False), "upgrade": ("upgrade", False),
     "renew": ("renew", False), "block": ("block", False), "unblock": ("unblock", False),
+    "report": ("report", False), "extend": ("extend", False),
 }
 _STATUS_WORDS = frozenset(("pending", "delivered", "all", "by", "for", "of", "the", "a", "to",
                            "details", "detail", "info", "information", "id", "ids", "new",
@@ -81,19 +83,6 @@ def plural(noun: str) -> str:
     return noun + "s"
 
 
-def _hidden(tool: ToolSpec) -> str:
-    words, desc = _words(tool.name), tool.description.lower()
-    if "think" in words or desc.startswith("use the tool to think"):
-        return "think"
-    if words[:1] in (["calculate"], ["compute"], ["calc"]) or any(
-            p.name == "expression" for p in tool.params):
-        return "calculate"
-    if ("transfer" in words or "escalate" in words or "handoff" in words) and (
-            "human" in words or "agent" in words or "agents" in words or "human" in desc):
-        return "handoff"
-    return ""
-
-
 _CACHE: dict[tuple[int, str], tuple[AgentSpec, Action]] = {}
 
 
@@ -112,7 +101,7 @@ def action_of(spec: AgentSpec, tool: str) -> Action:
 
 def _derive(spec: AgentSpec, tool: ToolSpec) -> Action:
     words = _words(tool.name)
-    hidden = _hidden(tool)
+    hidden = hidden_kind(tool)
     verb, read, rest = "", True, words
     for i, w in enumerate(words):
         if w in VERBS:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from whileai.simulations.generate.actions import Action, action_of, plural
+from whileai.simulations.generate.spoken import payment_words
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.fakes import id_value
 from whileai.simulations.world.roles import Role, describe, lexicon, person_entity
@@ -85,7 +86,7 @@ def _detail(role: Role, value: Any, action: Action, pick: Draw) -> tuple[str, li
     if kind == "id":
         text = str(value)
         if person_entity(role.entity):
-            forms = (" (my {e} id is {v})", " ({e} id {v})", " (I'm {e} {v})")
+            forms = (" (my {e} id is {v})", " ({e} id {v})", " (account {v})")
             return forms[pick.below(len(forms))].format(e=role.entity, v=text), [text]
         if "payment" in role.entity or "card" in role.entity:
             forms = (" using {v}", " with my {v}", " (paying with {v})")
@@ -103,12 +104,10 @@ def _detail(role: Role, value: Any, action: Action, pick: Draw) -> tuple[str, li
         if any(w in name for w in ("cabin", "class", "tier", "seat")):
             return f" in {text}", [text]
         if "reason" in name:
-            forms = (" (reason: {v})", " because it was {v}", " (the reason being {v})")
+            forms = (" (reason: {v})", " (the reason: {v})", " (the reason being {v})")
             form = forms[pick.below(len(forms))] if " " in text else " (reason: {v})"
             return form.format(v=text), [text]
-        if "type" in name:
-            return f" ({text})", [text]
-        return f" ({role.words}: {text})", [text]
+        return f" ({text})", [text]
     if kind == "flag":
         yes = str(value).lower() in ("yes", "true")
         noun = "insurance" if "insurance" in name else role.words
@@ -124,6 +123,10 @@ def _detail(role: Role, value: Any, action: Action, pick: Draw) -> tuple[str, li
         text = str(value)
         if "birth" in name or "dob" in name:
             return f" (born {text})", [text]
+        if any(w in name for w in ("end", "until", "return", "check_out", "last")):
+            return f" until {text}", [text]
+        if any(w in name for w in ("start", "from", "check_in", "first")):
+            return f" from {text}", [text]
         return f" on {text}", [text]
     if kind == "email":
         return f" (my email is {value})", [str(value)]
@@ -161,14 +164,20 @@ def _names(roles: Sequence[Role], slots: Mapping[str, Any],
     text = " ".join(str(slots[r.param.name]) for r in roles if r.param.name in slots)
     if zip_role is not None:
         code = str(slots[zip_role.param.name])
-        return f" (I'm {text}, zip code {code})", [text, code]
-    return f" (my name is {text})", [text]
+        return f" (I'm {text}, zip code {code})", [f"I'm {text}, zip code {code}"]
+    return f" (my name is {text})", [f"my name is {text}"]
 
 
 def words_for(
-    spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw, *, ambiguous: bool
+    spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw, *, ambiguous: bool,
+    recite: bool = True,
 ) -> TaskWords:
-    """The action, object and details of one tool's part of an ask."""
+    """The action, object and details of one tool's part of an ask.
+
+    With ``recite=False`` the person talks as people do when they can be asked again: a payment
+    method is "my gift card" (its id is given when the agent asks for it), and a required
+    reason is left out half the time.
+    """
     action = action_of(spec, tool)
     roles = [r for r in lexicon(spec).tool_roles(tool) if r.param.name in slots]
     main = next((r for r in roles if r.kind == "id" and r.entity == action.entity
@@ -199,7 +208,7 @@ def words_for(
                 thing = f"the {action.aspect}{prep}{base}"
     elif action.listing:
         thing = action.aspect if verb.startswith("search") else \
-            ("all of the ", "each of the ", "every one of the ")[pick.below(3)] + action.aspect
+            ("all the ", "all your ", "the ")[pick.below(3)] + action.aspect
     elif person or action.entity:
         noun = "account" if person or not action.entity else action.entity
         if action.aspect and action.write and verb in ("book", "send", "set up", "make",
@@ -250,6 +259,13 @@ def words_for(
             done_names = True
         elif role.kind == "id" and name == action.target:
             text, literal = f" to {role.entity} {value}", [str(value)]
+        elif not recite and role.kind == "id" and ("payment" in role.entity
+                                                   or "card" in role.entity):
+            paying = (" with {v}", " using {v}", " (paying with {v})", " and use {v}")
+            text, literal = paying[pick.below(len(paying))].format(v=payment_words(value)), []
+        elif not recite and role.kind == "attribute" and role.param.required and \
+                "reason" in name and pick.below(2) == 0:
+            continue
         else:
             text, literal = _detail(role, value, action, pick)
             if role.kind == "quantity" and last_kind == "quantity" and text.startswith(" with "):
@@ -272,11 +288,17 @@ def hidden_ask(spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw)
         thing, spans = _some_record(spec, pick)
         bank: tuple[str, ...] = (
             "I'd like to talk to a real person about {t}, please.",
-            "Can you put me through to a human? It's about {t}.",
-            "I don't want a bot for this. Is there a person I can speak to about {t}?",
+            "Can you put me through to a human about {t}?",
+            "I don't want a bot for this: is there a person I can speak to about {t}?",
             "Please connect me with a human agent, {t} is too complicated to do over chat.",
-            "Get me someone from your team on the phone about {t}.",
-            "Could a person from support take over? I need help with {t}.",
+            "Get me someone from your team about {t}.",
+            "Could a person from support take over my case about {t}?",
+            "I need to speak to a human about {t}.",
+            "Is there a real person who can look at {t}?",
+            "Can I talk to someone from your staff about {t}?",
+            "I'd rather deal with a person for {t}, can you transfer me?",
+            "Please hand {t} over to a human.",
+            "Could you pass me to a human agent? It's about {t}.",
         )
         return bank[pick.below(len(bank))].format(t=thing), spans
     writes = [a for a in (action_of(spec, t.name) for t in spec.tools)
@@ -290,16 +312,22 @@ def hidden_ask(spec: AgentSpec, tool: str, slots: Mapping[str, Any], pick: Draw)
         one = first.verb + (f" the {first.aspect} on" if first.aspect else "")
         two = second.verb + (f" the {second.aspect} on" if second.aspect else "")
         bank = (
-            "I can't decide whether to {a} {t} or to {b} it instead. Can you think it "
+            "I can't decide whether to {a} {t} or to {b} it instead: can you think it "
             "through with me before doing anything?",
-            "Before you touch anything: would it be better to {a} {t} or {b} it? Weigh it "
-            "up first.",
-            "Help me reason this out. Should I {a} {t}, or {b} it? I want the pros and cons.",
+            "Before you touch anything, would it be better to {a} {t} or {b} it?",
+            "Help me weigh it up: should I {a} {t}, or {b} it?",
+            "What are the pros and cons if I {a} {t} instead of trying to {b} it?",
+            "I'm torn between having you {a} {t} and having you {b} it, what do you think?",
+            "Think it through with me first: {a} {t}, or {b} it?",
+            "Would you {a} {t} in my position, or {b} it?",
+            "Can you reason out whether to {a} {t} or {b} it before acting?",
         )
         return bank[pick.below(len(bank))].format(a=one, b=two, t=thing), spans
     thing, spans = _some_record(spec, pick)
     bank = ("Think it through before acting: what are my options for {t}?",
-            "Can you reason out what's possible with {t} before you do anything?")
+            "Can you reason out what's possible with {t} before you do anything?",
+            "What could I do about {t}? Think it over before changing anything.",
+            "Weigh up my options for {t} first, please.")
     return bank[pick.below(len(bank))].format(t=thing), spans
 
 
@@ -322,13 +350,20 @@ def _calculation(expression: str, pick: Draw) -> tuple[str, tuple[str, ...]]:
     banks = {
         "+": ("If I pay ${a} now and another ${b} later, what's the total?",
               "What would the total be for two things at ${a} and ${b}?",
-              "Quick sum please: ${a} plus ${b}, how much is that altogether?"),
-        "*": ("I need {b} of them at ${a} each. What would that cost in total?",
-              "What's ${a} times {b}? That's what {b} of them would come to, right?",
-              "If each one is ${a}, how much do {b} cost together?"),
-        "-": ("I had ${a} of credit and spent ${b}. How much is left?",
+              "Quick sum please: ${a} plus ${b}, how much is that altogether?",
+              "How much is ${a} and ${b} together?", "Can you add up ${a} and ${b} for me?",
+              "I owe ${a} and then ${b} more, what's that in total?"),
+        "*": ("I need {b} of them at ${a} each, what would that cost in total?",
+              "What's ${a} times {b}?", "If each one is ${a}, how much do {b} cost together?",
+              "How much would {b} at ${a} each come to?",
+              "{b} tickets at ${a} each, what's the total?",
+              "Can you work out the cost of {b} items at ${a} each?"),
+        "-": ("I had ${a} of credit and spent ${b}, how much is left?",
               "What's the difference between ${a} and ${b}?",
-              "I paid ${a} and get ${b} back as a refund. What did it really cost me?"),
+              "I paid ${a} and get ${b} back as a refund, what did it really cost me?",
+              "If I take ${b} off ${a}, what's left?",
+              "How much is ${a} minus ${b}?",
+              "My balance was ${a} and I spent ${b}, what do I have left?"),
     }
     bank = banks.get(op, ("Can you work out {a} " + op + " {b}?",))
     return bank[pick.below(len(bank))].format(a=a, b=b), (a, b)

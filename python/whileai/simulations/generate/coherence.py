@@ -53,9 +53,10 @@ _PERSON_NOUNS = frozenset(("user", "customer", "account", "member", "client", "p
 _NATURAL_STARTS = frozenset(("all", "my", "the", "new"))
 _CUES = {
     "calculate": ("total", "plus", "times", "sum", "difference", "left", "cost", "each",
-                  "altogether", "minus", "work out", "how much"),
+                  "altogether", "minus", "work out", "how much", "add up"),
     "handoff": ("person", "human", "someone", "real agent", "representative", "manager"),
-    "think": ("think", "weigh", "reason", "decide", "options", "pros and cons"),
+    "think": ("think", "weigh", "reason", "decide", "options", "pros and cons", "better to",
+              "in my position", "torn between"),
 }
 
 
@@ -161,8 +162,9 @@ def coherence_problems(spec: AgentSpec, ask: str, tools: str | Sequence[str]) ->
 def coherence_report(spec: AgentSpec, rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Coherent share and problem counts by rule over rows (``prompt`` + target tools).
 
-    A row's targets are ``world_state["target_tools"]`` (else its ``scenario_dimensions``
-    tool).
+    A row's targets are the tools its ask is about: ``world_state["asked_as"]["tools"]`` when
+    a reading tool plays a status question about a write, else ``world_state["target_tools"]``
+    (else its ``scenario_dimensions`` tool).
 
     >>> from whileai.simulations.spec import agent_spec
     >>> spec = agent_spec(tools=[{"name": "get_order"}])
@@ -175,7 +177,7 @@ def coherence_report(spec: AgentSpec, rows: Iterable[dict[str, Any]]) -> dict[st
     examples: list[dict[str, Any]] = []
     for row in rows:
         state = row.get("world_state") or {}
-        tools = state.get("target_tools")
+        tools = (state.get("asked_as") or {}).get("tools") or state.get("target_tools")
         if tools is None:
             tools = [(row.get("scenario_dimensions") or {}).get("tool", "")]
         problems = coherence_problems(spec, str(row.get("prompt") or ""), tools)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from whileai import _backend
 from whileai.simulations.generate.grid import Cell, scenario_id
-from whileai.simulations.generate.privileged import hidden_state_for, reference_for
+from whileai.simulations.generate.privileged import gold_answer, hidden_state_for, reference_for
 from whileai.simulations.generate.situation import Draft, Situation
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.state import draw_world
@@ -50,6 +50,7 @@ def make_draft(
         reference=reference_for(cell, tools, world.faults),
         world_state=world.state,
         faults=world.faults,
+        answer=gold_answer(spec, tools, world.slots, world.state["records"]),
     )
 
 
@@ -75,4 +76,5 @@ def to_situation(draft: Draft, prompt: str) -> Situation:
         principle=draft.cell.clause,
         slots=draft.slots,
         tools=draft.tools,
+        answer=draft.answer,
     )

@@ -11,9 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from whileai.simulations.generate.actions import hidden_kind
 from whileai.simulations.generate.grid import Cell
+from whileai.simulations.generate.kinds import tool_kind
+from whileai.simulations.spec import AgentSpec
+from whileai.simulations.world.arith import evaluate
+from whileai.simulations.world.values import is_id_param
 
-__all__ = ["hidden_state_for", "reference_for"]
+__all__ = ["gold_answer", "hidden_state_for", "reference_for"]
 
 _STATE = {
     "exists": "the record exists as the person describes it",
@@ -88,3 +93,32 @@ def reference_for(
     if cell.clause:
         lines.append(f"the reply follows the rule: {cell.clause}")
     return "; ".join(lines)
+
+
+def gold_answer(spec: AgentSpec, tools: Sequence[str], slots: Mapping[str, Any],
+                records: Mapping[str, Mapping[str, Any]]) -> str:
+    """The answer the world knows for a task a verifier can check (``""`` when none).
+
+    A calculation's gold is its true result; a lookup of one record, the record's status.
+
+    >>> from whileai.simulations.spec import agent_spec
+    >>> spec = agent_spec(tools=[{"name": "calculate", "parameters": {"type": "object",
+    ...     "properties": {"expression": {"type": "string"}}}}])
+    >>> gold_answer(spec, ["calculate"], {"expression": "315.52 * 8"}, {})
+    '2524.16'
+    """
+    if len(tools) != 1:
+        return ""
+    tool = tools[0]
+    found = next((t for t in spec.tools if t.name == tool), None)
+    if found is None:
+        return ""
+    kind = tool_kind(spec, tool)
+    if kind == "compute" and hidden_kind(found) == "calculate":
+        return evaluate(slots.get("expression")) or ""
+    if kind == "read":
+        for name, value in slots.items():
+            record = records.get(str(value)) if is_id_param(name) else None
+            if record is not None and record.get("status"):
+                return str(record["status"])
+    return ""

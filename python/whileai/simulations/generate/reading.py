@@ -27,13 +27,13 @@ from whileai.simulations.generate.actions import action_of
 from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import Lexicon, Role, describe, lexicon
 
-__all__ = ["read_call"]
+__all__ = ["read_call", "read_turns"]
 
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _MONEY = re.compile(r"\$(\d+(?:\.\d{1,2})?)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\b\d{3}-\d{3}-\d{4}\b")
-_NAME = re.compile(r"(?i:name is|i'm|i am)\s+([A-Z][a-z]+)\s+([A-Z][a-z]+)")
+_NAME = re.compile(r"(?i:name is|i'?m|i am)\s+([A-Z][a-z]+)\s+([A-Z][a-z]+)")
 _ZIP = re.compile(r"(?i:zip(?: code)?)\s+(\d{5})")
 _NUMBER = re.compile(r"\$?(\d+(?:\.\d+)?)")
 _GLUE = re.compile(r"^(?:\s*(?:,|and|or|&)\s*|\s+)$")
@@ -59,14 +59,12 @@ def _label(before: str, entities: Sequence[str]) -> str | None:
     if not words:
         return None
     bases = [w[:-1] if w.endswith("s") else w for w in words]
+    plain = {*words, *bases}
+    scrambled = {_letters(b) for b in plain if len(b) >= 5}  # same letters: same length
     for entity in sorted(entities, key=len, reverse=True):
         head = entity.split()[-1]
-        if head in words or head in bases:
+        if head in plain or (len(head) >= 5 and _letters(head) in scrambled):
             return entity
-        if len(head) >= 5:
-            key = _letters(head)
-            if any(len(b) == len(head) and _letters(b) == key for b in (*words, *bases)):
-                return entity
     return None
 
 
@@ -255,6 +253,91 @@ def read_call(spec: AgentSpec, tool: str, prompt: str) -> tuple[dict[str, Any], 
     missing = next((r.param.name for r in roles if r.param.required
                     and r.kind in _REQUIRED_KINDS and r.param.name not in args), None)
     return {r.param.name: args[r.param.name] for r in roles if r.param.name in args}, missing
+
+
+def read_turns(spec: AgentSpec, tool: str, texts: Sequence[str],
+               answering: Sequence[str] = (),
+               cache: dict[tuple[str, str], dict[str, Any]] | None = None,
+               ) -> tuple[dict[str, Any], str | None]:
+    """``read_call`` over a person's messages in order: a later message's value wins (a
+    correction), an answer to a question for one detail (``answering[n]``, the parameter asked
+    for just before ``texts[n]``) fills just that detail, and a required date or option with
+    fixed choices counts as missing too, so the agent asks for it. ``cache`` keeps each message's
+    reading for the next call of one conversation.
+
+    >>> from whileai.simulations.spec import agent_spec
+    >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
+    ...     "properties": {"order_id": {"type": "string", "description": "such as '#W0000000'"}},
+    ...     "required": ["order_id"]}}])
+    >>> read_turns(spec, "get_order", ["where is my order?", "It's #W1234567."],
+    ...            ["", "order_id"])
+    ({'order_id': '#W1234567'}, None)
+    """
+    args: dict[str, Any] = {}
+    lex = lexicon(spec)
+    roles = lex.tool_roles(tool)
+    for n, text in enumerate(texts):
+        if cache is None:
+            found, _ = read_call(spec, tool, text)
+        else:
+            found = cache.get((tool, text)) or {}
+            if (tool, text) not in cache:
+                found = cache[(tool, text)] = read_call(spec, tool, text)[0]
+        asked = answering[n] if n < len(answering) else ""
+        role = lex.role(tool, asked) if asked else None
+        if role is None or role.param.name not in {r.param.name for r in roles}:
+            args.update(found)
+            continue
+        args.update({k: v for k, v in found.items() if k not in args})
+        value = _answer(role, text, found)
+        if value is not None:
+            args[role.param.name] = value
+    missing = next((r.param.name for r in roles if r.param.required and r.param.name not in args
+                    and (r.kind in _REQUIRED_KINDS or r.kind == "date"
+                         or (r.kind == "attribute" and r.param.enum))), None)
+    return {r.param.name: args[r.param.name] for r in roles if r.param.name in args}, missing
+
+
+def _answer(role: Role, text: str, found: dict[str, Any]) -> Any:
+    """The value a short answer gives for the one field it was asked for."""
+    if role.kind in ("id", "ids") and role.id_format is not None:
+        values = [m.group(0) for m in role.id_format.regex().finditer(text)]
+        if not values:
+            return found.get(role.param.name)
+        if role.kind == "ids":
+            return values
+        return int(values[0]) if role.param.type == "integer" and values[0].isdigit() \
+            else values[0]
+    if role.kind == "name":
+        return _bare_name([role], text).get(role.param.name, found.get(role.param.name))
+    if role.kind == "date":
+        dates = _DATE.findall(text)
+        return dates[0] if dates else None
+    return found.get(role.param.name)
+
+
+_BARE = re.compile(r"\b([A-Z][a-z]+) ([A-Z][a-z]+)\b")
+_NOT_NAMES = frozenset(("Sure", "Yes", "It", "The", "Right", "Let", "Oh", "Ah", "Here", "That",
+                        "My", "For", "Hi", "Hello", "Okay", "Ok", "Thanks", "Name", "First",
+                        "Last", "Of", "Well", "So", "Yep", "Fine"))
+
+
+def _bare_name(roles: Sequence[Role], text: str) -> dict[str, str]:
+    pair = next((m for m in _BARE.finditer(text) if m.group(1) not in _NOT_NAMES), None)
+    if pair is not None:
+        first, last = pair.group(1), pair.group(2)
+    else:
+        single = next((w for w in re.findall(r"\b[A-Z][a-z]+\b", text)
+                       if w not in _NOT_NAMES), None)
+        if single is None:
+            return {}
+        first = last = single
+    out = {}
+    for role in roles:
+        name = role.param.name.lower()
+        out[role.param.name] = first if "first" in name else last if "last" in name \
+            else f"{first} {last}" if pair is not None else first
+    return out
 
 
 def _flag(role: Role, low: str) -> Any:

@@ -34,6 +34,7 @@ class Draft:
     reference: str
     world_state: Mapping[str, Any] = field(default_factory=dict)
     faults: tuple[Mapping[str, Any], ...] = ()
+    answer: str = ""  # the gold a verifier checks ("" when the task has none)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,6 +54,7 @@ class Situation:
     principle: str = ""
     slots: Mapping[str, Any] = field(default_factory=dict)
     tools: tuple[str, ...] = ()
+    answer: str = ""  # the gold a verifier checks: a calculation's result, a record's status
 
     @property
     def dimensions(self) -> dict[str, str]:
@@ -65,6 +67,8 @@ class Situation:
         block = {"hidden_state": self.hidden_state, "reference": self.reference}
         if self.principle:
             block["principle"] = self.principle
+        if self.answer:
+            block["answer"] = self.answer
         return block
 
 

@@ -16,48 +16,50 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.generate import phrases
+from whileai.simulations.generate import filler, person, phrases
 from whileai.simulations.generate.actions import action_of
 from whileai.simulations.generate.asks import TaskWords, hidden_ask, words_for
 from whileai.simulations.generate.situation import Draft, Situation
+from whileai.simulations.generate.voice import spoken_as, typed
 from whileai.simulations.spec import AgentSpec
-from whileai.simulations.world.roles import lexicon
 from whileai.simulations.world.values import CITIES, Draw, draws
 
 __all__ = ["TemplateWriter", "render"]
 
-_FOLLOW_UPS = (
-    "Okay, and what happens next?",
-    "Can you double-check that for me?",
-    "Is there anything else you need from me?",
-    "So is it done now?",
-)
-_PUNCT = re.compile(r"[,.!]")
-_ARTICLES = re.compile(r"\b(the|a|an|please|just|really|so|that)\b\s*", re.IGNORECASE)
 
 
 class TemplateWriter:
-    """Writes asks from phrase banks; deterministic per draft; never calls a model."""
+    """Writes asks from phrase banks and plays the person's later turns by rule
+    (``generate/person.py``); deterministic per draft and transcript; never calls a model.
+
+    The person speaks at most ``avg_turns // 2`` times (the first ask included); with room
+    for more than one message, the first ask leaves out what a person would give when asked.
+    """
 
     name = "template"
 
+    def __init__(self, *, avg_turns: int = 12, spec: AgentSpec | None = None) -> None:
+        self.turns = max(1, avg_turns // 2)
+        self.spec = spec
+
     def write(self, drafts: Sequence[Draft]) -> list[str]:
         """Return one ask per draft."""
-        return [render(d) for d in drafts]
+        return [render(d, turns=self.turns) for d in drafts]
+
+    def answer(self, situation: Situation, transcript: Sequence[Mapping[str, Any]], *,
+               spec: AgentSpec | None = None) -> tuple[str | None, str]:
+        """The person's next message (None: done) and why they stopped (``person.STOPS``)."""
+        return person.reply(spec or self.spec, situation, transcript, turns=self.turns)
 
     def follow_up(
         self, situation: Situation, transcript: Sequence[Mapping[str, Any]], *, turn: int
     ) -> str | None:
-        """One short follow-up on the first turn, then nothing."""
-        if turn > 0:
-            return None
-        stream = draws(situation.seed, _backend.hash64(situation.scenario_id + "|followup"))
-        return _FOLLOW_UPS[stream.below(len(_FOLLOW_UPS))]
+        """The person's answer to the agent's last message, or None when they are done."""
+        return self.answer(situation, transcript)[0]
 
 
 _FITS = {  # intents that need a record, or a write, to make sense; others read as do_task
@@ -75,7 +77,7 @@ def _intent(intent: str, words: TaskWords, write: bool) -> str:
     return intent if intent in phrases.ASKS else "do_task"
 
 
-def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
+def _core(draft: Draft, pick: Draw, *, recite: bool) -> tuple[str, list[str]]:
     """The task part of the ask (one clause per target tool) and the literals it carries."""
     spec, cell = draft.spec, draft.cell
     if not draft.tools:
@@ -83,19 +85,24 @@ def _core(draft: Draft, pick: Draw) -> tuple[str, list[str]]:
     asks: list[str] = []
     spans: list[str] = []
     ambiguous = cell.value("stance") == "ambiguous"
-    for n, tool_name in enumerate(draft.tools):
+    asked_as = draft.world_state.get("asked_as") or {}
+    first_intent = str(asked_as.get("intent") or cell.value("intent"))
+    for n, tool_name in enumerate(asked_as.get("tools") or draft.tools):
         action = action_of(spec, tool_name)
         if action.hidden:
             text, literal = hidden_ask(spec, tool_name, draft.slots, pick)
             asks.append(text)
-            spans.extend(literal)
+            spans.extend((*literal, text))  # a need is worded once, and never mistyped
             continue
-        words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous)
-        intent = _intent(cell.value("intent") if n == 0 else "do_task", words, action.write)
+        words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous,
+                          recite=recite)
+        intent = _intent(first_intent if n == 0 else "do_task", words, action.write)
         bank = phrases.ASKS[intent]
+        if not action.write:  # "I tried to check it" says nothing: a read is asked plainly
+            bank = tuple(b for b in bank if "{action}" not in b) or bank
         asks.append(bank[pick.below(len(bank))].format(
             action=words.action, thing=words.thing, detail=words.detail))
-        spans.extend(words.spans)
+        spans.extend((*words.spans, words.thing, words.action))  # what the ask is about
     if len(asks) > 1:
         joiner = ("Also, ", "And then ", "After that, ", "On top of that, ")[pick.below(4)]
         second = asks[1] if asks[1].startswith(("I ", "I'")) else asks[1][0].lower() + asks[1][1:]
@@ -110,111 +117,68 @@ def _off_scope(pick: Draw) -> str:
                            thing=phrases.OFF_THINGS[pick.below(len(phrases.OFF_THINGS))])
 
 
-_POLICY_NOUNS = ("refund", "refunds", "identity", "confirmation", "cancellation", "payment",
-                 "gift card", "credit card", "address", "insurance", "fee", "fees", "bags",
-                 "baggage", "roaming", "suspension", "certificate", "exchange", "exchanges",
-                 "returns", "return", "delivery", "compensation", "verification", "discount",
-                 "cabin", "upgrade", "limit", "email", "password", "privacy", "plan", "data")
+# the things a policy rule is about, as a person names them when they bring the rule up
+_TOPICS = {"refund": "refunds", "identity": "identity checks", "confirmation": "confirmations",
+           "cancellation": "cancellations", "cancel": "cancellations", "payment": "payments",
+           "gift card": "gift cards", "credit card": "card payments", "address": "address changes",
+           "insurance": "insurance", "fee": "fees", "fees": "fees", "bags": "bags",
+           "baggage": "baggage", "roaming": "roaming", "suspension": "suspensions",
+           "certificate": "certificates", "exchange": "exchanges", "return": "returns",
+           "delivery": "delivery", "compensation": "compensation",
+           "authenticate": "identity checks",
+           "verification": "verification", "discount": "discounts", "cabin": "cabin changes",
+           "upgrade": "upgrades", "email": "email changes", "password": "passwords",
+           "privacy": "privacy", "plan": "plan changes", "data": "data limits",
+           "limit": "limits", "transfer": "transfers", "human": "talking to a person"}
 
 
-def _topic(spec: AgentSpec, clause: str, pick: Draw) -> str:
-    """A noun the clause is about, from the spec's entities and common policy nouns."""
+def _topic(clause: str, pick: Draw) -> str:
+    """What a policy clause is about, in a person's words ("" when it names nothing known)."""
     low = " " + " ".join(_backend.tokenize(clause)) + " "
-    nouns = [*_spec_nouns(spec), *_POLICY_NOUNS]
-    found = list(dict.fromkeys(n for n in nouns if f" {n} " in low))
-    if not found:
-        return ""
-    noun = found[pick.below(len(found))]
-    return noun + ("s" if pick.below(3) == 0 and not noun.endswith(("s", "data", "baggage"))
-                   else "")
+    found = list(dict.fromkeys(t for n, t in _TOPICS.items() if f" {n} " in low
+                               or f" {n}s " in low or f" {n}ed " in low))
+    return found[pick.below(len(found))] if found else ""
 
 
-def _spec_nouns(spec: AgentSpec) -> tuple[str, ...]:
-    lex = lexicon(spec)
-    aspects = [action_of(spec, t.name).aspect for t in spec.tools]
-    return tuple(dict.fromkeys([*lex.formats, *(a for a in aspects if a and " " not in a)]))
-
-
-def _typing(text: str, typing: str, pick: Draw, spans: Sequence[str] = ()) -> str:
-    """Apply the typing axis to the words around the literal values (ids, amounts, names)."""
-    if typing not in ("lowercase", "typos", "clipped"):
-        return text
-    keep = sorted({s for s in spans if s and s in text}, key=len, reverse=True)
-    if not keep:
-        keep_none = _retype(text, typing, pick)
-        return re.sub(r"\s+", " ", keep_none).strip() if typing == "clipped" else keep_none
-    taken: list[tuple[int, int]] = []  # the literal spans, longest first, never overlapping
-    for literal in keep:
-        start = text.find(literal)
-        while start >= 0:
-            end = start + len(literal)
-            if all(end <= a or start >= b for a, b in taken):
-                taken.append((start, end))
-            start = text.find(literal, end)
-    out, at = [], 0
-    for start, end in sorted(taken):
-        out.append(_retype(text[at:start], typing, pick))
-        out.append(text[start:end])
-        at = end
-    out.append(_retype(text[at:], typing, pick))
-    joined = "".join(out)
-    return re.sub(r"\s+", " ", joined).strip() if typing == "clipped" else joined
-
-
-def _retype(text: str, typing: str, pick: Draw) -> str:
-    if typing == "lowercase":
-        return text.lower()
-    if typing == "typos":
-        out = []
-        for word in text.split(" "):
-            if len(word) >= 5 and word.isalpha() and pick.below(4) == 0:
-                i = 1 + pick.below(len(word) - 3)
-                word = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
-            out.append(word)
-        return " ".join(out)
-    return _PUNCT.sub("", _ARTICLES.sub("", text)).lower()
-
-
-def render(draft: Draft) -> str:
-    """Render one ask for ``draft``."""
+def render(draft: Draft, *, turns: int = 6) -> str:
+    """Render one ask for ``draft`` (``turns``: how often the person may speak)."""
     cell = draft.cell
     pick = draws(draft.seed, _backend.hash64(
         f"{cell.key}|v{draft.visit}|p{draft.phrasing}|c{draft.candidate}"))
-    core, spans = _core(draft, pick)
+    core, spans = _core(draft, pick, recite=turns <= 1)
     if cell.seed_text:
         base = cell.seed_text.rsplit("#", 1)[0]
         core = base if draft.visit == 0 and draft.candidate == 0 else base + " " + core
-    tone = cell.value("tone") or "neutral"
-
-    def one(bank: Sequence[str]) -> str:
-        return bank[pick.below(len(bank))] if bank else ""
-
-    context = [
-        one(phrases.HISTORY.get(cell.value("history"), ("",))),
-        one(phrases.PERSONA.get(cell.value("persona"), ("",))) if pick.below(3) else "",
-        one(phrases.REASONS),
-        one(phrases.STATE_HINT.get(cell.value("state"), ("",))),
+    tone, persona = cell.value("tone") or "neutral", cell.value("persona")
+    stance, typing = cell.value("stance"), cell.value("typing")
+    hurried = stance == "hurried" or persona == "busy_professional" or typing == "clipped"
+    about_record = bool(draft.nouns) and bool(draft.tools)
+    lines = [] if hurried else filler.context(
+        cell.value("history"), cell.value("state"), persona, about_record=about_record,
+        pick=pick, room=2 if persona == "elderly" else 1)
+    before = [ln for ln in lines if pick.below(2) == 0]
+    after = [ln for ln in lines if ln not in before]
+    topic = _topic(cell.clause, pick) if cell.clause else ""
+    parts = [
+        filler.opener(tone, persona, pick) if not hurried and not cell.seed_text
+        and pick.below(5) < 3 else "",
+        *before, core, *after,
+        filler.stance_line(stance, pick),
+        filler.clause_line(topic, pick) if cell.clause else "",
+        filler.closer(tone, persona, hurried, pick) if pick.below(2) == 0 else "",
     ]
-    before = [c for i, c in enumerate(context) if c and pick.below(2) == 0 and i < 3]
-    after = [c for c in context if c and c not in before]
-    stance = one(phrases.STANCE.get(cell.value("stance"), ("",)))
-    topic = _topic(draft.spec, cell.clause, pick) if cell.clause else ""
-    clause = one(phrases.CLAUSE).format(topic=topic) if topic else \
-        one(phrases.CLAUSE_PLAIN) if cell.clause else ""
-    parts = [one(phrases.OPENERS.get(tone, ("",))), *before, core, *after, stance, clause,
-             one(phrases.CLOSERS.get(tone, ("",)))]
-    text = _join(p for p in parts if p)
-    typing = cell.value("typing")
+    text = spoken_as(_join(p for p in parts if p), persona, pick)
     if typing == "lowercase":
         text = text.rstrip(".")
-    return _typing(text, typing, pick, spans)
+    return typed(text, typing, pick, spans)
 
 
 def _join(parts: Iterable[str]) -> str:
-    """Join sentences; after an opener ending in a comma, the next one starts in lower case."""
+    """Join sentences; after an opener ending in a comma, a dash or a colon, the next one
+    starts in lower case."""
     out: list[str] = []
     for part in parts:
-        if out and out[-1].endswith(",") and not part.startswith(("I ", "I'")):
+        if out and out[-1].endswith((",", "-", ":", " so")) and not part.startswith(("I ", "I'")):
             part = part[0].lower() + part[1:]
         out.append(part)
     return " ".join(out)

@@ -27,7 +27,7 @@ _SIGNATURE_JSON = json.JSONEncoder(sort_keys=True, default=str)  # built once, n
 # Fields a model agent may report about its calls; copied onto the row when present.
 _MODEL_FIELDS = ("logprob", "n_tokens", "model_version", "sampling", "truncated",
                  "finish_reason", "usage", "logprob_tokens", "invalid_tool_calls",
-                 "model_calls")
+                 "model_calls", "stop_reason")
 
 
 def behavior_signature(steps: Sequence[Mapping[str, Any]], final_text: str) -> str:

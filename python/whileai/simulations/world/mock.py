@@ -17,13 +17,26 @@ from typing import Any
 
 from whileai import _backend
 from whileai.simulations.spec import AgentSpec, ToolSpec, agent_spec
+from whileai.simulations.world.arith import evaluate
 from whileai.simulations.world.rollout import RolloutContext, current_rollout
+from whileai.simulations.world.toolkinds import WRITES, hidden_kind, name_kind, tool_kind
 from whileai.simulations.world.values import is_id_param
 
-__all__ = ["World", "fault_result", "world"]
+__all__ = ["FAULT_KINDS", "World", "fault_result", "world"]
 
-_READ_VERBS = ("get", "find", "list", "search", "lookup", "look", "check", "read", "fetch",
-               "show", "view", "calculate", "query", "track")
+# Conditions of the grid that the mock world realises as a scheduled fault.
+FAULT_KINDS = ("timeout", "permission_denied", "malformed", "stale", "not_found")
+_LISTING = ("list", "search", "all", "browse")  # a read of these gives a list
+# what a write leaves a record as, by the verb of its name
+_AFTER = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested",
+          "delete": "deleted", "remove": "removed", "close": "closed", "suspend": "suspended",
+          "resume": "active", "refund": "refunded", "book": "booked"}
+
+
+def _listing(tool: str, args: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A short list for a listing read, the same for the same call."""
+    seed = _backend.hash64(f"{tool}|{sorted(args.items())!r}")
+    return [{"option": n + 1, **dict(args)} for n in range(1 + seed % 4)]
 
 
 def fault_result(kind: str, tool: str, record: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -76,8 +89,6 @@ class World:
         draw = _backend.hash64(f"world|{self.seed}|{n}")
         if draw / 2.0**64 >= self.fault_rate:
             return None
-        from whileai.simulations.world.state import FAULT_KINDS
-
         return FAULT_KINDS[_backend.hash64(f"world-kind|{self.seed}|{n}") % len(FAULT_KINDS)]
 
     def __repr__(self) -> str:
@@ -101,21 +112,38 @@ class World:
             if missing:
                 return {"status": "not_found", "error": f"no record with id {missing[0]!r}"}
         spec = self.tools[tool]
+        kind = tool_kind(self.spec, tool)
+        if kind == "compute":
+            if hidden_kind(spec) != "calculate":
+                return {"status": "ok", "data": {"noted": True}}
+            value = evaluate(args.get("expression"))
+            if value is None:
+                return {"status": "error", "error": "invalid_expression",
+                        "message": "only numbers, + - * / and parentheses can be calculated"}
+            return {"status": "ok", "data": {"result": value}}
+        if kind == "transfer":
+            return {"status": "ok", "data": {"transferred": True}}
         if record is None:  # no id in the call, or no run: echo a plausible record
             record = {p.name: args.get(p.name) for p in spec.params if p.name in args}
-        if self._is_write(tool):
+            if kind == "read" and not any(is_id_param(p.name) for p in spec.params) and any(
+                    w in spec.name.lower().split("_") for w in _LISTING):
+                return {"status": "ok", "data": {"results": _listing(spec.name, args)}}
+        if kind in WRITES:
             if record.get("status") == "already_processed":
                 return {"status": "conflict", "error": "already processed",
                         "data": copy.deepcopy(record)}
-            record["status"] = "updated"
+            changed = [p.name for p in spec.params if p.name in args and not is_id_param(p.name)]
+            record.update({name: args[name] for name in changed})
+            verb = next((w for w in tool.lower().split("_") if w in _AFTER), "")
+            record["status"] = _AFTER.get(verb, record.get("status") or "updated")
             record["last_action"] = tool
             return {"status": "ok", "data": copy.deepcopy(record)}
         return {"status": "ok", "data": copy.deepcopy(record)}
 
     @staticmethod
     def _is_write(tool: str) -> bool:
-        first = tool.lower().replace("-", "_").split("_")[0]
-        return first not in _READ_VERBS
+        """Whether a tool known only by its name changes the world (``kinds.name_kind``)."""
+        return name_kind(tool) in WRITES
 
     def context(self) -> RolloutContext | None:
         """The rollout this world is answering right now (None outside a run)."""

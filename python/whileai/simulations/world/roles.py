@@ -119,8 +119,20 @@ def is_id_name(name: str) -> bool:
     return low == "id" or low.endswith(_ID_SUFFIX)
 
 
+_BARE_EXAMPLE = re.compile(r"(?:such as|e\.g\.,?|for example,?|like)\s+"
+                           r"(#?[A-Za-z]{0,12}[-_]?\d{3,}|[A-Z0-9]{5,10})(?=[\s,.;:)]|$)",
+                           re.IGNORECASE)
+
+
 def _examples(description: str) -> list[str]:
-    found = []
+    """The example ids a description gives, quoted ("such as '#W0000000'") or bare ("like
+    L-12345").
+
+    >>> _examples("The loan id, like L-12345."), _examples("such as 'A1' or 'B2'")
+    (['L-12345'], ['A1', 'B2'])
+    """
+    found = [m.group(1) for m in _BARE_EXAMPLE.finditer(description)
+             if re.search(r"\d", m.group(1))]
     for match in _EXAMPLE.finditer(description):
         found.append(match.group(2))
         rest = description[match.end():]

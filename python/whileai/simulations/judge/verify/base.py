@@ -47,13 +47,17 @@ def gold_of(row: dict[str, Any], field: str | None = None) -> Any:
 
     >>> gold_of({"privileged": {"reference": "42"}, "answer": "7"})
     '42'
+    >>> gold_of({"privileged": {"reference": "the reply reports the sum", "answer": "42"}})
+    '42'
     """
     if field is not None:
         value = get_path(row, field)
         return None if value is _MISSING else value
     privileged = row.get("privileged")
-    if isinstance(privileged, dict) and privileged.get("reference") is not None:
-        return privileged["reference"]
+    if isinstance(privileged, dict):  # a simulated task's gold answer, else its reference
+        for name in ("answer", "reference"):
+            if privileged.get(name) is not None:
+                return privileged[name]
     for name in GOLD_FIELDS:
         if row.get(name) is not None:
             return row[name]
