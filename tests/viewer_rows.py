@@ -28,12 +28,18 @@ def _judge(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fault(row: dict[str, Any], kind: str) -> None:
-    row["faults"] = [{"tool": "get_order", "kind": kind, "call": 0}]
-    data = row["steps"][0]["result"].get("data")
-    result = fault_result(kind, "get_order", data if isinstance(data, dict) else None)
-    row["steps"][0]["result"] = result
+    """Rewrite the row's first tool call as the world answers ``kind`` (steps also hold the
+    conversation's turns, so the call is found by its ``tool``)."""
+    step = next((s for s in row["steps"] if "tool" in s), None)
+    if step is None:
+        return
+    row["faults"] = [{"tool": step["tool"], "kind": kind, "call": 0}]
+    data = step["result"].get("data") if isinstance(step["result"], dict) else None
+    result = fault_result(kind, step["tool"], data if isinstance(data, dict) else None)
+    step["result"] = result
     for message in row["messages"]:
-        if message.get("role") == "tool":
+        if message.get("role") == "tool" and message.get("tool_call_id") in (
+                step.get("call_id"), None):
             message["content"] = json.dumps(result)
             break
 
