@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["MASK", "configured_secrets", "mask_secrets", "mask_value"]
+__all__ = ["MASK", "configured_secrets", "mask_secrets", "mask_value", "text_needs_mask"]
 
 MASK = "***"
 _MIN_KEY = 8
@@ -114,6 +114,16 @@ def _suspect(low: str) -> bool:
     return any(t in low for t in _TRIGGERS) or _ASSIGNED.search(low) is not None
 
 
+def text_needs_mask(text: str) -> bool:
+    """True when a JSON text may hold something :func:`mask_value` would mask (a superset
+    test: a configured key, raw or JSON-escaped, or a credential shape anywhere in it).
+
+    >>> text_needs_mask('{"note": "Bearer abcdefgh12345678"}'), text_needs_mask('{"a": 1}')
+    (True, False)
+    """
+    return not _clean_text(text, _keys(()))
+
+
 def _clean(value: Any, keys: tuple[str, ...]) -> bool:
     """True when the value certainly holds nothing to mask: one pass over its JSON text (a
     superset test: newline and tab escapes read as spaces), instead of a walk over every string.
@@ -122,6 +132,10 @@ def _clean(value: Any, keys: tuple[str, ...]) -> bool:
         text = json.dumps(value)
     except (TypeError, ValueError, RecursionError):
         return False
+    return _clean_text(text, keys)
+
+
+def _clean_text(text: str, keys: tuple[str, ...]) -> bool:
     if any(key in text or json.dumps(key)[1:-1] in text for key in keys):
         return False
     if not _suspect(text.lower()):

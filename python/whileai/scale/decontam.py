@@ -197,7 +197,12 @@ def _block_reports(table: Any) -> list[str]:
 
 
 def _kept(table: Any) -> Any:
-    return table.filter(table.column(_KEPT)).drop_columns([_KEPT, _REPORT])
+    """The kept rows without the bookkeeping columns, nor the columns the exit filter drops
+    (``rows.DROPPED_KEYS``: the teacher-only ``privileged`` block, the embedding)."""
+    from whileai.simulations.rows import DROPPED_KEYS
+
+    dropped = [_KEPT, _REPORT, *(c for c in table.column_names if c in DROPPED_KEYS)]
+    return table.filter(table.column(_KEPT)).drop_columns(dropped)
 
 
 def decontaminate_dataset(

@@ -94,10 +94,15 @@ class SimulationData:
             f"k={self.rollouts_per_request}, stopped_because={self.stopped_because!r})"
         )
 
-    def save(self, path: str | Path) -> Path:
-        """Write the exported rows to a JSONL file (atomically); return the path."""
+    def save(self, path: str | Path, *, keep_privileged: bool = False) -> Path:
+        """Write the exported rows to a JSONL file (atomically); return the path.
+
+        ``keep_privileged=True`` keeps the teacher-only block, for a private file only.
+        """
         target = Path(path)
-        write_jsonl(target, self.rows)
+        rows = (ExportRows(export_row(r, keep_privileged=True) for r in self.trajectories)
+                if keep_privileged else self.rows)
+        write_jsonl(target, rows)
         return target
 
     def push(
@@ -105,20 +110,23 @@ class SimulationData:
         purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
         gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
         description: str | None = None, api_key: str | None = None, progress: bool = True,
+        keep_privileged: bool = False,
     ) -> dict[str, Any]:
         """Gate and push the exported rows to the platform; return the dataset entry.
 
         ``parent`` records lineage; ``holdout`` splits off that fraction of tasks and pushes it
         as a linked holdout set; ``publish`` (True, or an agent name) publishes the train set;
         the gate is on by default and a refusal raises ``PublishGateError`` with nothing sent;
-        ``progress=False`` silences the progress lines on stderr. See
+        ``progress=False`` silences the progress lines on stderr; ``keep_privileged=True``
+        keeps the teacher-only block for a private store (never with ``publish``). See
         ``whileai.platform.push.push_run``.
         """
         from whileai.platform.push import push_run
 
         return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
                         publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
-                        description=description, api_key=api_key, progress=progress)
+                        description=description, api_key=api_key, progress=progress,
+                        keep_privileged=keep_privileged)
 
     @property
     def pass_at(self) -> Any:

@@ -1,10 +1,17 @@
-"""Row helpers: scrub teacher-only data, rebuild the chat, group by task, stamp for export.
+"""Row helpers: the exit filter for teacher-only data, the chat, task keys, export stamps.
+
+``outbound`` is the one filter every door a row leaves the process by applies (files, pushes,
+pages, reports, exports): it drops the teacher-only ``privileged`` block and the in-memory
+``vector`` at any depth and masks credential-shaped text. Judges read the block in memory;
+``keep_privileged=True`` is the documented opt-in that keeps it for a private store.
 
 All functions are pure: they never change the row they are given.
 
 >>> row = {"prompt": "hi", "privileged": {"reference": "42"}, "final_text": "hello"}
 >>> export_row(row)
 {'prompt': 'hi', 'final_text': 'hello', 'schema_version': '1'}
+>>> holds_privileged(row), holds_privileged(outbound(row))
+(True, False)
 """
 
 from __future__ import annotations
@@ -26,7 +33,10 @@ __all__ = [
     "conversation",
     "export_row",
     "format_row_check",
+    "holds_privileged",
     "json_text",
+    "outbound",
+    "outbound_text_clean",
     "scrub",
     "task_key",
 ]
@@ -34,6 +44,8 @@ __all__ = [
 # Keys removed at any depth: the teacher-only block (with its principle, hidden_state,
 # reference and rubric) and the in-memory embedding.
 DROPPED_KEYS = frozenset({"privileged", "vector"})
+PRIVILEGED = "privileged"
+_KEPT_PRIVILEGED = frozenset({"vector"})  # what a private store (keep_privileged=True) loses
 _CHAT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 _MODEL_CALL_KEYS = ("input_tokens", "output_tokens", "logprob", "n_tokens")
 # One encoder for every JSON text a row carries: json.dumps with keywords builds a new one per
@@ -50,9 +62,9 @@ def json_text(value: Any) -> str:
     return _JSON_TEXT.encode(value)
 
 
-def _scrub_text(text: str) -> str:
+def _scrub_text(text: str, drop: frozenset[str]) -> str:
     """A JSON text (a tool result, a tool message) is scrubbed too when it could carry a drop."""
-    if not any(f'"{key}"' in text for key in DROPPED_KEYS):
+    if not any(f'"{key}"' in text for key in drop):
         return text
     try:
         parsed = loads_limited(text, where="row")
@@ -60,28 +72,29 @@ def _scrub_text(text: str) -> str:
         return text
     if not isinstance(parsed, (dict, list)):
         return text
-    cleaned = _scrub_value(parsed)
+    cleaned = _scrub_value(parsed, drop)
     return text if cleaned == parsed else json.dumps(cleaned, ensure_ascii=False)
 
 
-def _scrub_value(value: Any) -> Any:
+def _scrub_value(value: Any, drop: frozenset[str]) -> Any:
     if isinstance(value, Mapping):
-        return {k: _scrub_value(v) for k, v in value.items() if k not in DROPPED_KEYS}
+        return {k: _scrub_value(v, drop) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
-        return [_scrub_value(v) for v in value]
+        return [_scrub_value(v, drop) for v in value]
     if isinstance(value, tuple):
-        return tuple(_scrub_value(v) for v in value)
+        return tuple(_scrub_value(v, drop) for v in value)
     if isinstance(value, str):
-        return _scrub_text(value)
+        return _scrub_text(value, drop)
     return copy.deepcopy(value)  # numbers are returned as they are; other objects copied
 
 
-def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
+def scrub(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
     """A copy of ``row`` without ``privileged`` or ``vector`` at any depth, chat rebuilt.
 
     Nested dicts, lists, and JSON texts (a tool result stored as a string) are all cleaned.
     When the row has ``steps``, ``messages`` is rebuilt from the cleaned steps (keeping a
     leading system message), so no stale copy of a tool result survives in the chat.
+    ``keep_privileged=True`` (a private store only) drops ``vector`` alone.
 
     >>> scrub({"prompt": "hi", "steps": [{"tool": "t", "result": {"privileged": 1, "ok": 2}}]})
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -91,7 +104,8 @@ def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
        'function': {'name': 't', 'arguments': '{}'}}]},
       {'role': 'tool', 'tool_call_id': 'call_0', 'content': '{"ok": 2}'}]}
     """
-    cleaned: dict[str, Any] = _scrub_value(row)
+    cleaned: dict[str, Any] = _scrub_value(
+        row, _KEPT_PRIVILEGED if keep_privileged else DROPPED_KEYS)
     if isinstance(cleaned.get("steps"), list):
         system = None
         old = cleaned.get("messages")
@@ -100,6 +114,70 @@ def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
             content = first.get("content")
             system = content if isinstance(content, str) else None
         cleaned["messages"] = conversation(cleaned, system_prompt=system)
+    return cleaned
+
+
+def holds_privileged(row: Any) -> bool:
+    """True when ``privileged`` is a key anywhere in ``row``, JSON texts inside it included.
+
+    >>> holds_privileged({"steps": [{"result": '{"privileged": {"reference": "x"}}'}]})
+    True
+    >>> holds_privileged({"prompt": "the word privileged alone"})
+    False
+    """
+    if isinstance(row, Mapping):
+        return PRIVILEGED in row or any(holds_privileged(v) for v in row.values())
+    if isinstance(row, (list, tuple)):
+        return any(holds_privileged(v) for v in row)
+    if isinstance(row, str) and f'"{PRIVILEGED}"' in row:
+        try:
+            return holds_privileged(loads_limited(row, where="row"))
+        except ValueError:
+            return False
+    return False
+
+
+def outbound_text_clean(text: str) -> bool:
+    """True when a row's JSON text certainly holds nothing ``outbound`` would change (no
+    ``privileged`` or ``vector`` key, nested or in a JSON text, and nothing to mask).
+
+    >>> outbound_text_clean('{"prompt": "hi"}'), outbound_text_clean('{"privileged": {}}')
+    (True, False)
+    """
+    from whileai.secrets import text_needs_mask
+
+    return not ('privileged' in text or '"vector' in text or 'vector\\"' in text
+                or text_needs_mask(text))
+
+
+def outbound(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
+    """The row as it may leave the process: the exit filter every door applies.
+
+    Drops ``privileged`` (unless ``keep_privileged``) and ``vector`` at any depth (``scrub``)
+    and masks credential-shaped text (:func:`whileai.secrets.mask_value`). A row with nothing
+    to drop or mask is returned as it is (do not change it); otherwise a cleaned copy.
+
+    Args:
+        row: a row dict, the ``privileged`` block possibly in it.
+        keep_privileged: keep the teacher-only block, for a private store you control (never a
+            public set: the platform refuses to publish rows holding it).
+
+    Raises:
+        RowError: the row nests too deep to walk (see ``jsondepth``).
+
+    >>> outbound({"prompt": "hi", "privileged": {"reference": "42"}})
+    {'prompt': 'hi'}
+    >>> outbound({"prompt": "hi", "privileged": {"reference": "42"}}, keep_privileged=True)
+    {'prompt': 'hi', 'privileged': {'reference': '42'}}
+    """
+    try:
+        if outbound_text_clean(json_text(row)):
+            return row if isinstance(row, dict) else dict(row)
+        cleaned: dict[str, Any] = mask_value(scrub(row, keep_privileged=keep_privileged))
+    except RecursionError:
+        from whileai.simulations.jsondepth import deep_error
+
+        raise deep_error("row") from None
     return cleaned
 
 
@@ -214,9 +292,10 @@ def task_key(row: Mapping[str, Any], *, where: str = "row") -> str:
     )
 
 
-def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def export_row(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
     """The row as it may leave the run: ``scrub``-bed, credential-shaped text masked
     (:func:`whileai.secrets.mask_value`), and stamped ``schema_version`` ``"1"``.
+    ``keep_privileged`` as in ``outbound`` (a private store only).
 
     Raises ``RowError`` when the row nests too deep to walk (see ``jsondepth``).
 
@@ -224,7 +303,7 @@ def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
     {'prompt': 'hi', 'schema_version': '1'}
     """
     try:
-        cleaned: dict[str, Any] = mask_value(scrub(row))
+        cleaned: dict[str, Any] = mask_value(scrub(row, keep_privileged=keep_privileged))
     except RecursionError:
         from whileai.simulations.jsondepth import deep_error
 

@@ -123,16 +123,9 @@ def _gate(store: Any, account: Any, dataset_id: str, version: Any, mode: str | N
     remembered per dataset ``version``: a dataset's rows change only with a new version."""
     from itertools import islice
 
-    from whileai.simulations.io import read_jsonl
     from whileai.simulations.select.gate import publish_gate
 
-    count = len(datasets.manifest(store, account, dataset_id).get("parts") or [])
-
-    def rows() -> Any:
-        for index in range(count):
-            yield from read_jsonl(datasets.part_file(store, account, dataset_id, index))
-
-    sample = list(islice(rows(), _GATE_ROWS))
+    sample = list(islice(profile.shown_rows(store, account, dataset_id), _GATE_ROWS))
     try:
         report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto",
                               progress=False)

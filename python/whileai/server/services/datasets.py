@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.services.accounts import usage_bytes
+from whileai.server.services.privileged import lines_in_files, refusal
 from whileai.server.store.blobs import PartWriter, remove_parts
 from whileai.server.store.tables import accounts, agents, datasets, parts
 
@@ -257,6 +258,13 @@ def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
     if not agent.strip():
         raise ApiError("bad_request", "publish needs an agent name (for example "
                        "'airline-support')")
+    with store.engine.connect() as conn:
+        _owned(conn, account, dataset_id)
+        paths = list(conn.execute(sa.select(parts.c.path).where(parts.c.dataset_id == dataset_id)
+                                  .order_by(parts.c.idx)).scalars())
+    held = lines_in_files(store.config.parts_dir / str(p) for p in paths)
+    if held:
+        raise refusal(held, f"dataset {dataset_id}", publishing=True)
     now = time.time()
     with store.engine.begin() as conn:
         row = _owned(conn, account, dataset_id)

@@ -19,11 +19,13 @@ import sqlalchemy as sa
 from whileai.server.services import Account, Store
 from whileai.server.services.datasets import _owned
 from whileai.server.store.tables import datasets, parts
-from whileai.simulations.rows import check_rows
+from whileai.simulations.rows import check_rows, outbound
 from whileai.simulations.rowsource import read_reward, task_key
 from whileai.simulations.select.hygiene import PASS_AT
 
-__all__ = ["PER_TASK_LIMIT", "PREVIEW_CHECKED", "preview", "profile", "profile_rows"]
+__all__ = [
+    "PER_TASK_LIMIT", "PREVIEW_CHECKED", "preview", "profile", "profile_rows", "shown_rows",
+]
 
 PER_TASK_LIMIT = 1000
 PREVIEW_CHECKED = 1000
@@ -117,8 +119,19 @@ def profile(store: Store, account: Account, dataset_id: str, *, force: bool) -> 
     return {**result, "cached": False}
 
 
+def shown_rows(store: Store, account: Account, dataset_id: str) -> Iterator[dict[str, Any]]:
+    """The dataset's rows in order, each through the exit filter (``rows.outbound``): what a
+    page may show or compute on. The caller must own the set."""
+    with store.engine.connect() as conn:
+        _owned(conn, account, dataset_id)
+        paths = _paths(conn, dataset_id)
+    for item in _rows(store.config.parts_dir, paths):
+        yield outbound(item)
+
+
 def preview(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:
-    """Three sample rows and the row-contract report of the first rows."""
+    """Three sample rows (through the exit filter, ``rows.outbound``: a private store's
+    ``privileged`` block is not shown) and the row-contract report of the first rows."""
     with store.engine.connect() as conn:
         row = _owned(conn, account, dataset_id)
         paths = _paths(conn, dataset_id)
@@ -126,7 +139,7 @@ def preview(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:
     checked: list[dict[str, Any]] = []
     for item in _rows(store.config.parts_dir, paths):
         if len(sample) < 3:
-            sample.append(item)
+            sample.append(outbound(item))
         checked.append(item)
         if len(checked) >= PREVIEW_CHECKED:
             break
