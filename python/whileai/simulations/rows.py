@@ -320,6 +320,13 @@ def _problem_field(problem: str) -> str:
     return "task key" if "task key" in problem else "row"
 
 
+def _run_id(row: Mapping[str, Any]) -> str:
+    """The row's ``run_fingerprint`` id, or ``none``."""
+    found = row.get("run_fingerprint")
+    run = found.get("id") if isinstance(found, Mapping) else None
+    return run if isinstance(run, str) and run else "none"
+
+
 def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
     """Check every row against schema v1 and count what is wrong, per field.
 
@@ -328,9 +335,10 @@ def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
 
     Returns a JSON-able report: ``rows``, ``valid``, ``invalid``, ``versions`` (schema version
     -> rows), ``by_field`` (top-level key -> rows with a problem there), ``duplicates`` (rows
-    repeating an earlier rollout's seed, scenario_id and rollout_index), ``unreadable_lines``
-    and ``examples`` (the first few invalid rows' index and problems). Print it with
-    ``format_row_check``.
+    repeating an earlier rollout's seed, scenario_id and rollout_index), ``fingerprints``
+    (``run_fingerprint`` id -> rows; ``none`` for rows without one: more than one key means
+    rows of different runs are mixed), ``unreadable_lines`` and ``examples`` (the first few
+    invalid rows' index and problems). Print it with ``format_row_check``.
 
     >>> report = check_rows([{"prompt": "a"}, {"prompt": "b", "reward": "x"}])
     >>> report["invalid"], report["by_field"]
@@ -347,8 +355,8 @@ def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
         raise RowError(f"check_rows: expected rows (a list of dicts) or a JSONL path, got "
                        f"{type(rows).__name__}")
     report: dict[str, Any] = {"rows": 0, "valid": 0, "invalid": 0, "versions": {},
-                              "by_field": {}, "duplicates": 0, "unreadable_lines": 0,
-                              "examples": []}
+                              "by_field": {}, "duplicates": 0, "fingerprints": {},
+                              "unreadable_lines": 0, "examples": []}
     seen: set[object] = set()
     for index, row in enumerate(rows):
         report["rows"] += 1
@@ -361,6 +369,8 @@ def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
             version = row.get("schema_version", "0")
             key = version if isinstance(version, str) else repr(version)
             report["versions"][key] = report["versions"].get(key, 0) + 1
+            run = _run_id(row)
+            report["fingerprints"][run] = report["fingerprints"].get(run, 0) + 1
         if not problems:
             report["valid"] += 1
             continue
@@ -391,4 +401,10 @@ def format_row_check(report: Mapping[str, Any]) -> str:
     if report.get("duplicates"):
         lines.append(f"duplicate rollouts: {report['duplicates']} row(s) repeat an earlier row's "
                      "seed, scenario_id and rollout_index (statistics count each once)")
+    runs = report.get("fingerprints") or {}
+    if len(runs) > 1:
+        counts = ", ".join(f"{k}={v}" for k, v in sorted(runs.items()))
+        lines.append(f"mixed run fingerprints: rows of {len(runs)} runs ({counts}); rows made "
+                     "under other tools, prompts or knobs sit together (split them by "
+                     "run_fingerprint.id)")
     return "\n".join(lines)
