@@ -73,6 +73,16 @@ def _release(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def _chosen_axes(spec: Any, grid: Any) -> list[list[Any]]:
+    """The grid axes chosen for this run (``dimensions=``, the traces' aim): those that differ
+    from the ones the tools and system prompt give, which their own parts already cover."""
+    from whileai.simulations.generate.grid import default_axes
+
+    derived = {axis: list(values) for axis, values in default_axes(spec).items()}
+    return [[axis, list(values)] for axis, values in grid.axes
+            if derived.get(axis) != list(values)]
+
+
 def run_fingerprint(inputs: Any) -> dict[str, Any]:
     """The fingerprint of one run's resolved inputs (``run.engine.RunInputs``)."""
     spec, cfg, grid = inputs.spec, inputs.cfg, inputs.grid
@@ -89,8 +99,7 @@ def run_fingerprint(inputs: Any) -> dict[str, Any]:
         "writer": _identity(inputs.writer),
         "agent": _identity(inputs.agent),
         "grader": grader,
-        "grid": {"knobs": knobs, "axes": [[a, list(v)] for a, v in grid.axes],
-                 "clauses": list(grid.clauses)},
+        "grid": {"knobs": knobs, "axes": _chosen_axes(spec, grid)},
         "version": _release(__version__),
     })
 
