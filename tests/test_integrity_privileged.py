@@ -178,3 +178,44 @@ def test_the_client_opt_in_keeps_the_block_for_a_private_store_only(platform_key
     assert not any(zps.holds_privileged(r)
                    for r in zps.pull(zps.datasets()["datasets"][0]["datasetId"],
                                      progress=False))
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning")  # Ray's own log files, as in test_scale_ray
+def test_ray_adapters_outputs_hold_no_privileged_text(ray_cluster: Any, tmp_path: Path) -> None:
+    """decontaminate_dataset's kept rows and Parquet output, and simulate_sharded's rows and
+    output file, go through the same exit filter."""
+    from whileai.scale import decontaminate_dataset, simulate_sharded
+
+    rows = leaky_rows("hiddenStateForRay", "referenceForRay", "k" * 20, 6)
+    for row in rows:
+        row["prompt"] += " with several words to check"
+    evals = [{"prompt": "an unrelated evaluation question about the weather today"}]
+    texts = ray_cluster.data.from_items([{"text": json.dumps(r)} for r in rows])
+    kept, _ = decontaminate_dataset(texts, evals, column="text", output=tmp_path / "kept")
+    dicts, _ = decontaminate_dataset(ray_cluster.data.from_items(rows), evals)
+    out = {"kept texts": json.dumps(kept.take_all()).encode(),
+           "kept dicts": json.dumps(dicts.take_all(), default=str).encode()}
+    for part in (tmp_path / "kept").glob("*.parquet"):
+        out[f"parquet {part.name}"] = part.read_bytes()
+    tools = [{"type": "function", "function": {"name": "get_order", "parameters": {
+        "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
+    tasks = [{**r, "privileged": {"reference": "referenceForRay"}} for r in rows[::2]]
+    data = simulate_sharded(zps.seeded_agent(tools), tasks=tasks, shards=2, tools=tools,
+                            output=str(tmp_path / "sharded.jsonl"), simulator=False)
+    out["sharded rows"] = json.dumps(data.rows).encode()
+    out["sharded file"] = (tmp_path / "sharded.jsonl").read_bytes()
+    assert_absent(["hiddenStateForRay", "referenceForRay"], out)
+
+
+def test_save_keeps_the_block_only_when_asked(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_KEY, "k" * 20)
+    rows = leaky_rows("hiddenStateSaved", "referenceSaved", "k" * 20, 2)
+    data = SimulationData(trajectories=rows, search={}, stopped_because="budget", mode="rl")
+    scored = data.grade(judge=_judge, progress=False)
+    for name, run in (("data", data), ("scored", scored)):
+        kept = zps.load_rows(run.save(tmp_path / f"{name}-kept.jsonl", keep_privileged=True))
+        assert [r["privileged"] for r in kept] == [r["privileged"] for r in rows]
+        dropped = zps.load_rows(run.save(tmp_path / f"{name}.jsonl"))
+        assert not any(zps.holds_privileged(r) for r in dropped)
+        assert "k" * 20 not in json.dumps(kept)  # the opt-in keeps the block, not the keys

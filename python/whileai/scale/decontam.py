@@ -46,7 +46,7 @@ from whileai.simulations.clean.decontam import (
     merge_decontamination,
 )
 from whileai.simulations.clean.decontam_index import EvalIndex
-from whileai.simulations.io import dumps_row
+from whileai.simulations.io import dumps_row, parse_row_text
 from whileai.simulations.progress import Progress
 
 __all__ = ["decontaminate_dataset"]
@@ -196,13 +196,37 @@ def _block_reports(table: Any) -> list[str]:
     return [t for t in table.column(_REPORT).to_pylist() if t is not None]
 
 
-def _kept(table: Any) -> Any:
-    """The kept rows without the bookkeeping columns, nor the columns the exit filter drops
-    (``rows.DROPPED_KEYS``: the teacher-only ``privileged`` block, the embedding)."""
+def _leaving_text(text: Any) -> Any:
+    """A kept row's JSON text through the exit filter (parsed only when it may need it)."""
+    from whileai.simulations.rows import outbound, outbound_text_clean
+
+    if not isinstance(text, str) or outbound_text_clean(text):
+        return text
+    return dumps_row(outbound(parse_row_text(text, where="kept row")), where="kept row")
+
+
+def _leaving_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A kept row of a Dataset of dicts through the exit filter (``rows.outbound``)."""
+    from whileai.simulations.rows import outbound
+
+    return outbound(row)
+
+
+def _kept(table: Any, column: str | None = None) -> Any:
+    """The kept rows as they may leave (the exit filter, ``rows.outbound``): without the
+    bookkeeping columns, nor the columns it drops (``rows.DROPPED_KEYS``: the teacher-only
+    ``privileged`` block, the embedding); a ``column`` of JSON texts is filtered text by text."""
+    import pyarrow as pa
+
     from whileai.simulations.rows import DROPPED_KEYS
 
     dropped = [_KEPT, _REPORT, *(c for c in table.column_names if c in DROPPED_KEYS)]
-    return table.filter(table.column(_KEPT)).drop_columns(dropped)
+    kept = table.filter(table.column(_KEPT)).drop_columns(dropped)
+    if column is None or column not in kept.column_names:
+        return kept
+    texts = [_leaving_text(t) for t in kept.column(column).to_pylist()]
+    at = kept.column_names.index(column)
+    return kept.set_column(at, column, pa.array(texts, pa.string()))
 
 
 def decontaminate_dataset(
@@ -311,7 +335,9 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     for part in parts:  # in dataset order: the first bad row is the one one process meets
         raise_problem(part.pop(_PROBLEMS), seen)
         seen += part.pop(_SIZE)
-    return checked.map_batches(_kept, batch_format="pyarrow"), parts
+    kept = checked.map_batches(_kept, batch_format="pyarrow", fn_args=(column,))
+    # rows of dicts: a nested block (a tool result's) is found row by row, as one process does
+    return (kept if column is not None else kept.map(_leaving_row)), parts
 
 
 def _stop(ray: Any, waiting: list[Any], out: str | None, spans_made: int) -> None:

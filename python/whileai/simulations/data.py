@@ -102,7 +102,7 @@ class SimulationData:
         target = Path(path)
         rows = (ExportRows(export_row(r, keep_privileged=True) for r in self.trajectories)
                 if keep_privileged else self.rows)
-        write_jsonl(target, rows)
+        write_jsonl(target, rows, keep_privileged=keep_privileged)
         return target
 
     def push(

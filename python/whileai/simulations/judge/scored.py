@@ -167,7 +167,8 @@ class ScoredData:
         from whileai.simulations.rows import export_row
 
         target = Path(path)
-        write_jsonl(target, (export_row(r, keep_privileged=keep_privileged) for r in self.rows))
+        write_jsonl(target, (export_row(r, keep_privileged=keep_privileged) for r in self.rows),
+                    keep_privileged=keep_privileged)
         return target
 
     def summary(self) -> str:
