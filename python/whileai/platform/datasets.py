@@ -50,11 +50,12 @@ def _encode(rows: Sequence[dict[str, Any]], meter: Progress | None = None, *,
     """
 
     from whileai.simulations.io import dumps_row
-    from whileai.simulations.rows import outbound, outbound_text_clean
+    from whileai.simulations.rows import outbound, outbound_check
 
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
     def chunks() -> Iterator[bytes]:
+        clean = outbound_check()
         buffer: list[str] = []
         size = sent = 0
         for index, row in enumerate(rows):
@@ -62,7 +63,7 @@ def _encode(rows: Sequence[dict[str, Any]], meter: Progress | None = None, *,
                 line = encode(row) if type(row) is dict else dumps_row(row, where=f"rows[{index}]")
             except (TypeError, ValueError, RecursionError):
                 line = dumps_row(row, where=f"rows[{index}]")
-            if not outbound_text_clean(line):
+            if not clean(line):
                 line = dumps_row(outbound(row, keep_privileged=keep_privileged),
                                  where=f"rows[{index}]")
             buffer.append(line)
@@ -205,13 +206,14 @@ _OVERLAP = 4096  # bytes each chunk's check re-reads of the one before (a word c
 
 def _file_clean(path: Path) -> bool:
     """True when the file's bytes certainly hold nothing the exit filter would change."""
-    from whileai.simulations.rows import outbound_text_clean
+    from whileai.simulations.rows import outbound_check
 
+    clean = outbound_check()
     tail = b""
     with open(path, "rb") as handle:
         while chunk := handle.read(CHUNK):
             window = tail + chunk
-            if not outbound_text_clean(window.decode("utf-8", "replace")):
+            if not clean(window.decode("utf-8", "replace")):
                 return False
             tail = window[-_OVERLAP:]
     return True

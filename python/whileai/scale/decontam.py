@@ -24,7 +24,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from os import PathLike
 from typing import Any
 
@@ -196,11 +196,11 @@ def _block_reports(table: Any) -> list[str]:
     return [t for t in table.column(_REPORT).to_pylist() if t is not None]
 
 
-def _leaving_text(text: Any) -> Any:
+def _leaving_text(text: Any, clean: Callable[[str], bool]) -> Any:
     """A kept row's JSON text through the exit filter (parsed only when it may need it)."""
-    from whileai.simulations.rows import outbound, outbound_text_clean
+    from whileai.simulations.rows import outbound
 
-    if not isinstance(text, str) or outbound_text_clean(text):
+    if not isinstance(text, str) or clean(text):
         return text
     return dumps_row(outbound(parse_row_text(text, where="kept row")), where="kept row")
 
@@ -224,7 +224,10 @@ def _kept(table: Any, column: str | None = None) -> Any:
     kept = table.filter(table.column(_KEPT)).drop_columns(dropped)
     if column is None or column not in kept.column_names:
         return kept
-    texts = [_leaving_text(t) for t in kept.column(column).to_pylist()]
+    from whileai.simulations.rows import outbound_check
+
+    clean = outbound_check()
+    texts = [_leaving_text(t, clean) for t in kept.column(column).to_pylist()]
     at = kept.column_names.index(column)
     return kept.set_column(at, column, pa.array(texts, pa.string()))
 

@@ -336,13 +336,14 @@ class EncodedLine(bytes):
     __slots__ = ()
 
 
-def _filtered_lines(block: bytes, index: int, keep_privileged: bool) -> bytes:
-    """Encoded JSONL lines through the exit filter: returned as they are when nothing in
-    them could need it, else each line decoded, filtered and encoded again."""
-    from whileai.simulations.rows import outbound, outbound_text_clean
+def _filtered_lines(block: bytes, index: int, keep_privileged: bool,
+                    clean: Callable[[str], bool]) -> bytes:
+    """Encoded JSONL lines through the exit filter: returned as they are when ``clean`` says
+    nothing in them could need it, else each line decoded, filtered and encoded again."""
+    from whileai.simulations.rows import outbound
 
     text = block.decode("utf-8", "surrogatepass")
-    if outbound_text_clean(text):
+    if clean(text):
         return block
     out = []
     for line in text.split("\n"):  # not splitlines: U+2028 may sit inside a JSON string
@@ -378,12 +379,20 @@ def write_jsonl(path: PathLike, rows: Any, *, keep_privileged: bool = False) -> 
         with os.fdopen(fd, "wb") as raw:
             zipped = gzip.GzipFile(fileobj=raw, mode="wb") if target.suffix == ".gz" else None
             write: Callable[[bytes], int] = raw.write if zipped is None else zipped.write
+            from whileai.simulations.rows import outbound_check
+
+            clean = outbound_check()  # the environment's keys, read once for the whole file
             for index, row in enumerate(source):
                 if isinstance(row, EncodedLine):
-                    write(_filtered_lines(row, index, keep_privileged))
+                    write(_filtered_lines(row, index, keep_privileged, clean))
                 else:
-                    line = (dumps_row(row, where=f"rows[{index}]") + "\n").encode("utf-8")
-                    write(_filtered_lines(line, index, keep_privileged))
+                    text = dumps_row(row, where=f"rows[{index}]")
+                    if not clean(text):
+                        from whileai.simulations.rows import outbound
+
+                        text = dumps_row(outbound(row, keep_privileged=keep_privileged),
+                                         where=f"rows[{index}]")
+                    write((text + "\n").encode("utf-8"))
                 count += 1
             if zipped is not None:
                 zipped.close()

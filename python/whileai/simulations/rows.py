@@ -2,7 +2,7 @@
 
 ``outbound`` is the one filter every door a row leaves the process by applies (files, pushes,
 pages, reports, exports): it drops the teacher-only ``privileged`` block and the in-memory
-``vector`` at any depth and masks credential-shaped text. Judges read the block in memory;
+``vector`` at any depth and masks the environment's keys. Judges read the block in memory;
 ``keep_privileged=True`` is the documented opt-in that keeps it for a private store.
 
 All functions are pure: they never change the row they are given.
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from os import PathLike
 from typing import Any
 
@@ -36,6 +36,7 @@ __all__ = [
     "holds_privileged",
     "json_text",
     "outbound",
+    "outbound_check",
     "outbound_text_clean",
     "scrub",
     "task_key",
@@ -137,25 +138,42 @@ def holds_privileged(row: Any) -> bool:
     return False
 
 
+def outbound_check() -> Callable[[str], bool]:
+    """A test ``text -> bool``: True when a row's JSON text certainly holds nothing
+    ``outbound`` would change (no ``privileged`` or ``vector`` key, nested or in a JSON text,
+    and no key of the environment). The environment is read once, when the check is made.
+
+    >>> clean = outbound_check()
+    >>> clean('{"prompt": "hi"}'), clean('{"privileged": {}}')
+    (True, False)
+    """
+    from whileai.secrets import key_needles
+
+    needles = key_needles()
+
+    def clean(text: str) -> bool:
+        return not ("privileged" in text or '"vector' in text or 'vector\\"' in text
+                    or any(needle in text for needle in needles))
+
+    return clean
+
+
 def outbound_text_clean(text: str) -> bool:
-    """True when a row's JSON text certainly holds nothing ``outbound`` would change (no
-    ``privileged`` or ``vector`` key, nested or in a JSON text, and nothing to mask).
+    """``outbound_check()(text)``, for one text (make one check for many).
 
     >>> outbound_text_clean('{"prompt": "hi"}'), outbound_text_clean('{"privileged": {}}')
     (True, False)
     """
-    from whileai.secrets import text_needs_mask
-
-    return not ('privileged' in text or '"vector' in text or 'vector\\"' in text
-                or text_needs_mask(text))
+    return outbound_check()(text)
 
 
 def outbound(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
     """The row as it may leave the process: the exit filter every door applies.
 
     Drops ``privileged`` (unless ``keep_privileged``) and ``vector`` at any depth (``scrub``)
-    and masks credential-shaped text (:func:`whileai.secrets.mask_value`). A row with nothing
-    to drop or mask is returned as it is (do not change it); otherwise a cleaned copy.
+    and masks the environment's keys (:func:`whileai.secrets.mask_value` with
+    ``shapes=False``; ``export_row`` masks credential shapes too). A row with nothing to drop
+    or mask is returned as it is (do not change it); otherwise a cleaned copy.
 
     Args:
         row: a row dict, the ``privileged`` block possibly in it.
@@ -173,7 +191,8 @@ def outbound(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[s
     try:
         if outbound_text_clean(json_text(row)):
             return row if isinstance(row, dict) else dict(row)
-        cleaned: dict[str, Any] = mask_value(scrub(row, keep_privileged=keep_privileged))
+        cleaned: dict[str, Any] = mask_value(scrub(row, keep_privileged=keep_privileged),
+                                             shapes=False)
     except RecursionError:
         from whileai.simulations.jsondepth import deep_error
 
