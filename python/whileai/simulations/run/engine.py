@@ -157,7 +157,7 @@ class _Scheduler:
         self.reproducible = cfg.reproducible or self.threads == 1
         self.trajectories: list[dict[str, Any]] = []
         self.progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
-        self.fingerprint = run_fingerprint(inputs)  # stamped on every row this run makes
+        self.fingerprint = run_fingerprint(inputs, repeats=repeats)  # stamped on every row
         # opened first: a file of another run is refused before anything is played
         self.output = (RunOutput(inputs.output, fingerprint=self.fingerprint,
                                  overwrite=inputs.overwrite)

@@ -83,12 +83,14 @@ def _chosen_axes(spec: Any, grid: Any) -> list[list[Any]]:
             if derived.get(axis) != list(values)]
 
 
-def run_fingerprint(inputs: Any) -> dict[str, Any]:
-    """The fingerprint of one run's resolved inputs (``run.engine.RunInputs``)."""
+def run_fingerprint(inputs: Any, *, repeats: int) -> dict[str, Any]:
+    """The fingerprint of one run's resolved inputs (``run.engine.RunInputs``); ``repeats`` is
+    the k the run plays (``tasks=`` may set it rather than the knob)."""
     spec, cfg, grid = inputs.spec, inputs.cfg, inputs.grid
     knobs = {k: getattr(cfg, k) for k in (
-        "phrasings", "repeats", "unique", "situations", "until", "fault_rate", "repeat_policy",
+        "phrasings", "unique", "situations", "until", "fault_rate", "repeat_policy",
         "logprobs", "embedder", "embed_dim", "avg_turns", "probe")}
+    knobs["repeats"] = repeats
     grader = [_identity(inputs.grader), _identity(inputs.finish)]
     return fingerprint_of({
         "tools": [t.to_openai() for t in spec.tools],
