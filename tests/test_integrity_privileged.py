@@ -219,3 +219,47 @@ def test_save_keeps_the_block_only_when_asked(tmp_path: Path,
         dropped = zps.load_rows(run.save(tmp_path / f"{name}.jsonl"))
         assert not any(zps.holds_privileged(r) for r in dropped)
         assert "k" * 20 not in json.dumps(kept)  # the opt-in keeps the block, not the keys
+
+
+def test_a_cut_of_traces_drops_a_privileged_tool_result(platform_server: Any,
+                                                        platform_key: str) -> None:
+    """Traces become rows on the server (``cut``): a tool result that carried a privileged
+    block reaches the new dataset, and so a catalog, without it."""
+    pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed")
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from whileai.platform import traces as wt
+
+    sdk = TracerProvider(resource=Resource.create({"service.name": "support"}))
+    sdk.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(
+        endpoint=f"{platform_server.url}/v1/traces",
+        headers={"Authorization": f"Bearer {platform_key}"})))
+    tracer = sdk.get_tracer("doors")
+    ask = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "order W1?"}]}])
+    ids = []
+    for _ in range(2):
+        with tracer.start_as_current_span("invoke_agent support") as root:
+            root.set_attribute("gen_ai.operation.name", "invoke_agent")
+            root.set_attribute("gen_ai.agent.name", "doors-bot")
+            root.set_attribute("whileai.scenario_id", "doors-1")
+            with tracer.start_as_current_span("chat m") as chat:
+                chat.set_attribute("gen_ai.operation.name", "chat")
+                chat.set_attribute("gen_ai.input.messages", ask)
+            with tracer.start_as_current_span("execute_tool get_order") as tool:
+                tool.set_attribute("gen_ai.operation.name", "execute_tool")
+                tool.set_attribute("gen_ai.tool.name", "get_order")
+                tool.set_attribute("gen_ai.tool.call.arguments", '{"order_id": "W1"}')
+                tool.set_attribute("gen_ai.tool.call.result", json.dumps(
+                    {"status": "shipped", "privileged": {"reference": "referenceInATrace"}}))
+            ids.append(format(root.get_span_context().trace_id, "032x"))
+    assert sdk.force_flush(30_000)
+    sdk.shutdown()
+    assert wt.send_score(scores=[{"traceId": t, "value": 1.0} for t in ids])["applied"] == 2
+    made = wt.cut(agent="doors-bot", kind="sft", holdout=0.0)
+    rows = zps.pull(made["train"]["datasetId"], progress=False)
+    assert rows and rows[0]["steps"]  # the tool call is there, its privileged block is not
+    assert "referenceInATrace" not in json.dumps(rows)
+    zps.publish(made["train"]["datasetId"], "doors-bot")  # nothing teacher-only: publishable
