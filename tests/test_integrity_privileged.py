@@ -260,6 +260,7 @@ def test_a_cut_of_traces_drops_a_privileged_tool_result(platform_server: Any,
     assert wt.send_score(scores=[{"traceId": t, "value": 1.0} for t in ids])["applied"] == 2
     made = wt.cut(agent="doors-bot", kind="sft", holdout=0.0)
     rows = zps.pull(made["train"]["datasetId"], progress=False)
-    assert rows and rows[0]["steps"]  # the tool call is there, its privileged block is not
+    assert len(rows) == 1  # an SFT cut keeps one passing run per prompt
+    assert rows[0]["steps"]  # the tool call is there, its privileged block is not
     assert "referenceInATrace" not in json.dumps(rows)
     zps.publish(made["train"]["datasetId"], "doors-bot")  # nothing teacher-only: publishable
