@@ -264,3 +264,17 @@ def test_a_cut_of_traces_drops_a_privileged_tool_result(platform_server: Any,
     assert rows[0]["steps"]  # the tool call is there, its privileged block is not
     assert "referenceInATrace" not in json.dumps(rows)
     zps.publish(made["train"]["datasetId"], "doors-bot")  # nothing teacher-only: publishable
+
+
+def test_a_public_set_whose_bytes_hold_the_block_is_not_served_to_others(
+        platform_server: Any, platform_key: str) -> None:
+    """A set published before the publish check (its bytes stand in for such a set here) is
+    refused to anonymous readers instead of served."""
+    entry = zps.push_rows([{"prompt": "public"}], "legacy", progress=False)
+    zps.publish(entry["datasetId"], "legacy-agent")
+    [part] = [p for p in platform_server.files("parts") if p.parent.name == entry["datasetId"]]
+    part.write_text('{"prompt": "public", "privileged": {"reference": "legacyReference"}}\n')
+    with pytest.MonkeyPatch.context() as anonymous:
+        anonymous.delenv("WHILEAI_API_KEY")
+        with pytest.raises(PlatformError, match="holds teacher-only `privileged` blocks"):
+            zps.pull(entry["datasetId"], progress=False)

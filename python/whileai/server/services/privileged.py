@@ -23,7 +23,7 @@ from pathlib import Path
 from whileai.server.errors import ApiError
 from whileai.simulations.rows import holds_privileged
 
-__all__ = ["SHOWN", "PrivilegedLines", "lines_in_files", "refusal"]
+__all__ = ["SHOWN", "PrivilegedLines", "lines_in_files", "part_holds", "refusal"]
 
 SHOWN = 10  # line numbers a message names before it says how many more
 _NEEDLE = b"privileged"
@@ -88,6 +88,18 @@ def lines_in_files(paths: Iterable[Path]) -> list[int]:
                 if _NEEDLE in line and _holds(line):
                     found.append(row)
     return found
+
+
+def part_holds(path: Path, chunk: int = 4 << 20) -> bool:
+    """True when a stored part holds a ``privileged`` block: its bytes are searched in chunks
+    (at C speed) and only a part that contains the word is read line by line."""
+    tail = b""
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            if _NEEDLE in tail + block[:len(_NEEDLE)] or _NEEDLE in block:
+                return bool(lines_in_files([path]))
+            tail = block[-len(_NEEDLE):]
+    return False
 
 
 def refusal(lines: list[int], where: str, *, publishing: bool = False) -> ApiError:
