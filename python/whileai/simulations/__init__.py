@@ -126,11 +126,10 @@ from whileai.simulations.measure.passat import PassAt, pass_at
 from whileai.simulations.measure.power import detectable_effect, holdout_size
 from whileai.simulations.models.spec import local_model
 from whileai.simulations.report.html import report_html
+from whileai.simulations.rowcheck import check_rows, format_row_check
 from whileai.simulations.rows import (
-    check_rows,
     conversation,
     export_row,
-    format_row_check,
     holds_privileged,
     outbound,
     scrub,

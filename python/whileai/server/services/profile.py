@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from whileai.server.services import Account, Store
 from whileai.server.services.datasets import _owned
 from whileai.server.store.tables import datasets, parts
-from whileai.simulations.rows import check_rows, outbound
+from whileai.simulations.rowcheck import check_rows
+from whileai.simulations.rows import outbound
 from whileai.simulations.rowsource import read_reward, task_key
 from whileai.simulations.select.hygiene import PASS_AT
 
