@@ -222,16 +222,19 @@ def _file_clean(path: Path) -> bool:
 def push_file(
     path: str | os.PathLike[str], name: str | None = None, api_key: str | None = None,
     parent: str | None = None, gate: bool = True, mode: str | None = None, *,
+    agent: str | None = None, purpose: str | None = None, description: str | None = None,
     base_url: str | None = None, progress: bool = True, keep_privileged: bool = False,
 ) -> dict[str, Any]:
     """Upload a JSONL file; ``gate=True`` stamps and checks rows first (``entry["gate"]``).
 
     With ``gate=False`` the bytes go up exactly as they are on disk (after every line is
     checked to be one JSON object), unless the file may hold something the exit filter
-    removes (a ``privileged`` block, a ``vector``, a secret): then its rows are filtered and
-    encoded again, as ``push_rows`` sends them. ``keep_privileged`` as in ``push_rows``.
-    ``progress`` shows bytes and rows sent, with the rate, on stderr (and a summary); False
-    silences it.
+    removes (a ``privileged`` block, a ``vector``, a key of the environment): then its rows are
+    filtered and encoded again, as ``push_rows`` sends them. ``keep_privileged`` as in
+    ``push_rows``. ``mode="sft"`` gates an SFT export as SFT rows (an export has no repeats,
+    so the RL gate would refuse it); ``agent``, ``purpose`` and ``description`` are recorded
+    as ``push_rows`` records them. ``progress`` shows bytes and rows sent, with the rate, on
+    stderr (and a summary); False silences it.
 
     Raises:
         RowError: a line is not a JSON object (``file:line``); nothing was sent.
@@ -247,19 +250,20 @@ def push_file(
     if gate:
         rows = list(read_jsonl(source))
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
+                         purpose=purpose, agent=agent, description=description,
                          base_url=base_url, progress=progress, keep_privileged=keep_privileged)
     from whileai.simulations.progress import Progress
 
     conn = connect(api_key, base_url=base_url)
+    meta: dict[str, Any] = {"name": title, "purpose": purpose, "mode": mode, "agent": agent,
+                            "description": description, "parent": parent,
+                            "keep_privileged": keep_privileged}
     if source.suffix == ".gz" or not _file_clean(source):
         rows = list(read_jsonl(source))
         with Progress("push", len(rows), enabled=progress) as line:
-            return _send(conn, _encode(rows, line, keep_privileged=keep_privileged),
-                         name=title, purpose=None, mode=mode, agent=None, description=None,
-                         parent=parent, keep_privileged=keep_privileged)
+            return _send(conn, _encode(rows, line, keep_privileged=keep_privileged), **meta)
     with Progress("push", source.stat().st_size, enabled=progress, unit="bytes") as line:
-        return _send(conn, lambda: _FileBody(source, line), name=title, purpose=None,
-                     mode=mode, agent=None, description=None, parent=parent)
+        return _send(conn, lambda: _FileBody(source, line), **meta)
 
 
 def _manifest(dataset_id: str, api_key: str | None,

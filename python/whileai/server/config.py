@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from whileai.config import home
+
 __all__ = ["DEFAULT_PORT", "LIMITS", "ServerConfig", "default_directory"]
 
 DEFAULT_PORT = 6070
@@ -18,9 +20,10 @@ GIB = 1024**3
 
 
 def default_directory() -> Path:
-    """``WHILEAI_SERVER_DIR``, else ``~/.whileai/server``."""
+    """``WHILEAI_SERVER_DIR``, else ``server`` in the whileai home (``WHILEAI_HOME``, else
+    ``~/.whileai``)."""
     env = os.environ.get("WHILEAI_SERVER_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".whileai" / "server"
+    return Path(env).expanduser() if env else home() / "server"
 
 
 def _sqlalchemy_url(url: str) -> str:
@@ -33,7 +36,7 @@ def _sqlalchemy_url(url: str) -> str:
 
 # The limits a server enforces, each at least 1 (``whileai serve --max-...`` flags).
 LIMITS = ("max_storage_bytes", "max_rows_per_dataset", "max_request_bytes",
-          "max_pending_exports")
+          "max_pending_exports", "max_auth_failures", "max_signups")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,7 +52,12 @@ class ServerConfig:
         max_pending_exports: OTLP export requests the trace receiver holds at once (reading,
             queued or being stored); one more is answered 429 with ``Retry-After`` at once, so a
             flood of spans never queues without bound.
+        max_auth_failures: refused credentials per client address (and per account a
+            delegated credential names) per minute; past them, 429 with ``Retry-After``.
+        max_signups: sign-ups per client address per hour.
         open_signup: whether ``POST /v1/signup`` may create accounts.
+        secure_cookies: mark the pages' cookies ``Secure`` on every request (without it, they
+            are ``Secure`` when the request came over https, as a TLS proxy reports).
     """
 
     directory: Path
@@ -58,7 +66,10 @@ class ServerConfig:
     max_rows_per_dataset: int = 50_000_000
     max_request_bytes: int = 8 * GIB
     max_pending_exports: int = 8
+    max_auth_failures: int = 60
+    max_signups: int = 20
     open_signup: bool = False
+    secure_cookies: bool = False
 
     def __post_init__(self) -> None:
         for name in LIMITS:

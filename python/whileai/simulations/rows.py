@@ -135,22 +135,24 @@ def holds_privileged(row: Any) -> bool:
     return False
 
 
-def outbound_check() -> Callable[[str], bool]:
-    """A test ``text -> bool``: True when a row's JSON text certainly holds nothing
-    ``outbound`` would change (no ``privileged`` or ``vector`` key, nested or in a JSON text,
-    and no key of the environment). The environment is read once, when the check is made.
+def outbound_check() -> Callable[[str | bytes], bool]:
+    """A test ``text -> bool``: True when a row's JSON text (``str``, or its UTF-8 ``bytes``)
+    certainly holds nothing ``outbound`` would change (no ``privileged`` or ``vector`` key,
+    nested or in a JSON text, and no key of the environment). The environment is read once,
+    when the check is made.
 
     >>> clean = outbound_check()
-    >>> clean('{"prompt": "hi"}'), clean('{"privileged": {}}')
+    >>> clean('{"prompt": "hi"}'), clean(b'{"privileged": {}}')
     (True, False)
     """
     from whileai.secrets import key_needles
 
-    needles = key_needles()
+    words = ("privileged", '"vector', 'vector\\"', *key_needles())
+    as_bytes = tuple(w.encode("utf-8", "surrogatepass") for w in words)
 
-    def clean(text: str) -> bool:
-        return not ("privileged" in text or '"vector' in text or 'vector\\"' in text
-                    or any(needle in text for needle in needles))
+    def clean(text: str | bytes) -> bool:
+        found = as_bytes if isinstance(text, bytes) else words
+        return not any(word in text for word in found)  # type: ignore[operator]
 
     return clean
 

@@ -24,9 +24,7 @@ from whileai.simulations.rows import outbound
 from whileai.simulations.rowsource import read_reward, task_key
 from whileai.simulations.select.hygiene import PASS_AT
 
-__all__ = [
-    "PER_TASK_LIMIT", "PREVIEW_CHECKED", "preview", "profile", "profile_rows", "shown_rows",
-]
+__all__ = ["PER_TASK_LIMIT", "PREVIEW_CHECKED", "preview", "profile", "profile_rows"]
 
 PER_TASK_LIMIT = 1000
 PREVIEW_CHECKED = 1000
@@ -118,16 +116,6 @@ def profile(store: Store, account: Account, dataset_id: str, *, force: bool) -> 
             datasets.c.id == dataset_id, datasets.c.version == row.version)
             .values(profile=json.dumps(result), profile_version=row.version))
     return {**result, "cached": False}
-
-
-def shown_rows(store: Store, account: Account, dataset_id: str) -> Iterator[dict[str, Any]]:
-    """The dataset's rows in order, each through the exit filter (``rows.outbound``): what a
-    page may show or compute on. The caller must own the set."""
-    with store.engine.connect() as conn:
-        _owned(conn, account, dataset_id)
-        paths = _paths(conn, dataset_id)
-    for item in _rows(store.config.parts_dir, paths):
-        yield outbound(item)
 
 
 def preview(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:

@@ -53,8 +53,8 @@ class ScoredData:
         self, name: str, *, parent: str | None = None, holdout: float | None = None,
         purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
         gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
-        description: str | None = None, api_key: str | None = None, progress: bool = True,
-        keep_privileged: bool = False,
+        description: str | None = None, mode: str | None = None, api_key: str | None = None,
+        progress: bool = True, keep_privileged: bool = False,
     ) -> dict[str, Any]:
         """Gate and push the graded rows to the platform (options as ``SimulationData.push``).
 
@@ -65,8 +65,8 @@ class ScoredData:
 
         return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
                         publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
-                        description=description, api_key=api_key, progress=progress,
-                        keep_privileged=keep_privileged)
+                        description=description, mode=mode, api_key=api_key,
+                        progress=progress, keep_privileged=keep_privileged)
 
     @property
     def trajectories(self) -> list[dict[str, Any]]:
