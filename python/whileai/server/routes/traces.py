@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from whileai.server.errors import ApiError
 from whileai.server.routes.deps import Reader, StoreDep, Writer
-from whileai.server.services import cuts, traces
+from whileai.server.services import Account, cuts, traces
 from whileai.server.services.otlp import (
     decode_body,
     decode_logs_body,
@@ -92,13 +92,13 @@ async def receive(request: Request, store: StoreDep, account: Writer) -> Respons
 
 @router.post("/logs", summary="OTLP/HTTP log export: GenAI message records joined to their spans",
              response_class=Response)
-async def receive_logs(request: Request, store: StoreDep, account: CurrentAccount) -> Response:
+async def receive_logs(request: Request, store: StoreDep, account: Writer) -> Response:
     """Store the log records with the spans they were emitted in (before or after those
     arrive); the reply is an ExportLogsServiceResponse in the request's encoding."""
     return await _export(request, store, account, logs=True)
 
 
-async def _export(request: Request, store: StoreDep, account: CurrentAccount, *,
+async def _export(request: Request, store: StoreDep, account: Account, *,
                   logs: bool) -> Response:
     """One export request through the gate, the body limit and ``traces.ingest``."""
     limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
