@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import requests
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import whileai.simulations as zps
@@ -74,10 +74,10 @@ def assert_absent(texts: list[str], outputs: dict[str, bytes]) -> None:
 
 
 def page_session(url: str, key: str) -> requests.Session:
-    session = requests.Session()
-    answer = session.post(f"{url}/signin", data={"key": key}, timeout=30)
-    assert answer.status_code == 200, answer.text
-    return session
+    """A browser session signed in with ``key`` (as test_platform_security_auth signs in)."""
+    from test_platform_security_auth import sign_in
+
+    return sign_in(url, key)
 
 
 def _judge(row: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +91,7 @@ def _judge(row: dict[str, Any]) -> dict[str, Any]:
 def test_no_teacher_only_text_or_env_key_leaves_by_any_door(
         platform_server: Any, platform_key: str, tmp_path_factory: pytest.TempPathFactory,
         hidden: str, reference: str, secret: str, n: int) -> None:
+    assume(secret not in hidden and secret not in reference)  # the key is masked, not kept
     tmp = tmp_path_factory.mktemp("doors")
     out: dict[str, bytes] = {}
     with pytest.MonkeyPatch.context() as env:
@@ -127,13 +128,15 @@ def test_no_teacher_only_text_or_env_key_leaves_by_any_door(
             out["anonymous pull"] = Path(public).read_bytes()
         assert len(out["anonymous pull"].splitlines()) == n
         session = page_session(platform_server.url, platform_key)
-        for page in ("/datasets", f"/datasets/{pushed['datasetId']}",
-                     f"/datasets/{raw['datasetId']}", f"/datasets/{from_file['datasetId']}",
-                     "/catalog"):
+        pages = ["/datasets", "/catalog"]
+        for entry in (pushed, raw, from_file):
+            base = f"/datasets/{entry['datasetId']}"
+            pages += [base, f"{base}/rows", f"{base}/rows/0", f"{base}/rows/1", f"{base}/hacks"]
+        for page in pages:
             answer = session.get(platform_server.url + page, timeout=60)
             assert answer.status_code == 200, (page, answer.text[:300])
             out[f"page {page}"] = answer.content
-        assert b"order 1 ships" in out[f"page /datasets/{raw['datasetId']}"]  # rows are shown
+        assert b"order 1 ships" in out[f"page /datasets/{raw['datasetId']}/rows/1"]  # shown
         for path in [*files_under(platform_server.directory), platform_server.log]:
             out[f"server file {path.name}"] = path.read_bytes()
     assert_absent([hidden, reference, secret], out)
@@ -157,6 +160,11 @@ def test_the_server_refuses_privileged_lines_unless_kept_and_never_publishes_the
     private = kept.json()["datasetId"]
     assert zps.pull(private, progress=False)[1]["privileged"] == {"reference": "x"}
     assert "privileged" not in json.dumps(zps.preview(private)["sample"])
+    session = page_session(platform_server.url, platform_key)
+    for page in ("", "/rows", "/rows/1", "/rows/2", "/hacks"):  # the owner's pages too
+        answer = session.get(f"{platform_server.url}/datasets/{private}{page}", timeout=60)
+        assert answer.status_code == 200, (page, answer.text[:300])
+        assert b"privileged" not in answer.content, page
     with pytest.raises(PlatformError, match=r"lines 2, 3 of dataset ds_\w+ hold a teacher-only "
                                             r"`privileged` block, which a public set may never"):
         zps.publish(private, "leaky")
