@@ -159,14 +159,17 @@ class RowIndex:
     def __len__(self) -> int:
         return len(self.summaries)
 
-    def row(self, position: int) -> dict[str, Any]:
-        """Row ``position`` as a dict (read again from its source)."""
+    def row(self, position: int, *, keep_privileged: bool = False) -> dict[str, Any]:
+        """Row ``position`` as a dict (read again from its source), through the exit filter
+        (``rows.outbound``); ``keep_privileged`` for ``whileai view --show-privileged``."""
         if not 0 <= position < len(self.summaries):
             raise RowError(f"row {position} is out of range: the source has "
                            f"{len(self.summaries)} rows (0 to {len(self.summaries) - 1})")
         line = self.fetch(position)
         value: dict[str, Any] = json.loads(line)
-        return value if outbound_check()(line) else outbound(value)  # the exit filter
+        if outbound_check()(line):
+            return value
+        return outbound(value, keep_privileged=keep_privileged)
 
     def siblings(self, position: int) -> tuple[int, ...]:
         """The positions of the other rollouts of the same task (``position`` left out)."""
