@@ -112,7 +112,7 @@ def test_a_file_of_another_run_is_refused_before_playing(tmp_path: Path) -> None
     out = tmp_path / "rows.jsonl"
     _run(out, 3, seed=0)
     before = out.read_bytes()
-    with pytest.raises(ConfigError, match=r"rows of a run with seed 0.*this run has seed 5"):
+    with pytest.raises(ConfigError, match=r"seed \(0 there, 5 now\).* differ from the rows"):
         _run(out, 3, seed=5)
     alien = tmp_path / "alien.jsonl"
     alien.write_text('{"prompt": "not a rollout"}\n')

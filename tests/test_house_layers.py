@@ -25,7 +25,8 @@ STAGES = (
 # the row contract and its files.
 LOWER = ("whileai._pure", "whileai._backend", "whileai.errors", "whileai.config",
          "whileai.context", "whileai.simulations.models", "whileai.simulations.schema",
-         "whileai.simulations.rows", "whileai.simulations.io", "whileai.simulations.rowsource",
+         "whileai.simulations.rows", "whileai.simulations.rowcheck", "whileai.simulations.io",
+         "whileai.simulations.rowsource",
          "whileai.simulations.spec", "whileai.simulations.kwcheck",
          "whileai.simulations.progress")
 UPPER = tuple(f"whileai.simulations.{stage}" for stage in STAGES)

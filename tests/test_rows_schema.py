@@ -55,6 +55,7 @@ values: dict[str, Any] = {
     "truncated": st.booleans(), "finish_reason": text, "reward": finite, "reason": text,
     "judge_name": text, "judge_status": st.sampled_from(["ok", "error", "timeout"]),
     "judge_meta": json_object, "lineage": st.fixed_dictionaries({"source": text}),
+    "run_fingerprint": st.fixed_dictionaries({"id": name}, optional={"mode": name}),
     "label_source": text, "gold_reward": finite,
     "markers": st.dictionaries(name, st.none() | finite, max_size=3), "calibration": calibration,
 }

@@ -107,7 +107,7 @@ def test_counts_say_what_ticking_a_value_would_leave() -> None:
 def test_privileged_context_shows_only_when_asked(tmp_path: Path) -> None:
     row = _rows(1)[0] | {"privileged": {"hidden_state": "the secret record"}}
     path = tmp_path / "rows.jsonl"
-    zps.write_jsonl(path, [row])
+    zps.write_jsonl(path, [row], keep_privileged=True)  # a private file: files drop it else
     plain = _client(viewer_app(path)).get("/datasets/local/rows/0")
     shown = _client(viewer_app(path, show_privileged=True)).get("/datasets/local/rows/0")
     assert plain.status_code == shown.status_code == 200

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["MASK", "configured_secrets", "mask_secrets", "mask_value"]
+__all__ = ["MASK", "configured_secrets", "key_needles", "mask_secrets", "mask_value"]
 
 MASK = "***"
 _MIN_KEY = 8
@@ -38,6 +38,7 @@ _SECRET_SUFFIXES = ("APIKEY", "API_KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"
 _TRIGGERS = ("sk-", "rk-", "pk-", "akia", "asia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
              "github_pat_", "hf_", "glpat-", "xox", "bearer", "authorization")
 _ASSIGNED = re.compile(r"(?:token|secret|passw(?:or)?d|api[_-]?key)[\"']?\s*[:=]")
+_ASSIGNED_WORDS = ("token", "secret", "passw", "api")  # one is in every _ASSIGNED match
 _SHAPES = (
     (re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?[A-Za-z]+\s+)[^\s\"',;]{8,}"),
      r"\1" + MASK),
@@ -98,23 +99,37 @@ def mask_secrets(text: str, *, keys: Iterable[str | None] = ()) -> str:
     return _mask(text, _keys(keys))
 
 
-def _mask(text: str, keys: tuple[str, ...]) -> str:
+def _mask(text: str, keys: tuple[str, ...], shapes: bool = True) -> str:
     if len(text) < _MIN_KEY:  # too short to hold any secret this module knows
         return text
     for key in keys:  # substring tests are cheap; most texts hold no key at all
         if key in text:
             text = text.replace(key, MASK)
-    if _suspect(text.lower()):
+    if shapes and _suspect(text.lower()):
         for pattern, repl in _SHAPES:
             text = pattern.sub(repl, text)
     return text
 
 
 def _suspect(low: str) -> bool:
-    return any(t in low for t in _TRIGGERS) or _ASSIGNED.search(low) is not None
+    if any(t in low for t in _TRIGGERS):
+        return True
+    # the assignment regex scans the whole text: run it only when one of its words is there
+    return any(w in low for w in _ASSIGNED_WORDS) and _ASSIGNED.search(low) is not None
 
 
-def _clean(value: Any, keys: tuple[str, ...]) -> bool:
+def key_needles(keys: Iterable[str | None] = ()) -> tuple[str, ...]:
+    """The configured keys (and ``keys``) as a JSON text would hold them: raw and JSON-escaped.
+    A text holding none of them holds no configured key (read the environment once, then test
+    many texts with ``any(n in text for n in needles)``).
+
+    >>> key_needles(["zzzz-9999-yyyy"])
+    ('zzzz-9999-yyyy',)
+    """
+    return tuple(sorted({form for key in _keys(keys) for form in (key, json.dumps(key)[1:-1])}))
+
+
+def _clean(value: Any, keys: tuple[str, ...], shapes: bool = True) -> bool:
     """True when the value certainly holds nothing to mask: one pass over its JSON text (a
     superset test: newline and tab escapes read as spaces), instead of a walk over every string.
     """
@@ -124,21 +139,22 @@ def _clean(value: Any, keys: tuple[str, ...]) -> bool:
         return False
     if any(key in text or json.dumps(key)[1:-1] in text for key in keys):
         return False
-    if not _suspect(text.lower()):
+    if not shapes or not _suspect(text.lower()):
         return True
     text = text.replace("\\n", " ").replace("\\t", " ").replace("\\r", " ")
     return not any(pattern.search(text) for pattern, _ in _SHAPES)
 
 
-def mask_value(value: Any, *, keys: Iterable[str | None] = ()) -> Any:
+def mask_value(value: Any, *, keys: Iterable[str | None] = (), shapes: bool = True) -> Any:
     """A JSON-like value with :func:`mask_secrets` applied to every string in it (dict keys
     included): a masked copy, or ``value`` itself when nothing in it needs masking.
+    ``shapes=False`` masks the configured keys only (not the credential shapes).
 
     >>> mask_value({"reason": "Bearer abcdefgh12345678", "n": [1, "sk-abcdefgh12345"]})
     {'reason': 'Bearer ***', 'n': [1, 'sk-***']}
     """
     found = _keys(keys)
-    if _clean(value, found):
+    if _clean(value, found, shapes):
         return value
     # iterative walk: rows may nest deeply, and recursion would fail long before JSON does
     root: list[Any] = [value]
@@ -146,11 +162,11 @@ def mask_value(value: Any, *, keys: Iterable[str | None] = ()) -> Any:
     while stack:
         parent, slot, item = stack.pop()
         if isinstance(item, str):
-            parent[slot] = _mask(item, found)
+            parent[slot] = _mask(item, found, shapes)
         elif isinstance(item, dict):
             copy: dict[Any, Any] = {}
             for key, sub in item.items():
-                new_key = _mask(key, found) if isinstance(key, str) else key
+                new_key = _mask(key, found, shapes) if isinstance(key, str) else key
                 copy[new_key] = sub
                 stack.append((copy, new_key, sub))
             parent[slot] = copy

@@ -10,7 +10,8 @@ from whileai.errors import ConfigError
 from whileai.simulations.duplicates import drop_duplicates
 from whileai.simulations.io import read_jsonl, write_jsonl
 from whileai.simulations.progress import track
-from whileai.simulations.rows import check_rows, export_row, format_row_check
+from whileai.simulations.rowcheck import check_rows, format_row_check
+from whileai.simulations.rows import export_row
 
 
 def register(sub: Any) -> None:

@@ -15,8 +15,9 @@ EXAMPLE = """examples:
   whileai simulate --spec examples/spec --mode rl --repeats 4 --budget 200 -o rl.jsonl
   whileai simulate --spec examples/spec --agent openai:gpt-4.1-mini --budget 50 -o rows.jsonl
 
-Re-running with the same --output and --seed resumes: rows already in the file are not played
-again. A file written by a run with another seed is refused."""
+Re-running the same run with the same --output resumes: rows already in the file are not
+played again. A file written by another run (other tools, system prompt, mode, seed, knobs) is
+refused with what differs; --overwrite starts the file anew."""
 
 DEFAULT_BUDGET = 1000
 
@@ -49,6 +50,9 @@ def register(sub: Any) -> None:
                    help="rollouts at once (default: 1 for in-process agents, else 32)")
     p.add_argument("-o", "--output", required=True,
                    help="JSONL file the rows are appended to (resumed when re-run)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start --output anew (its old rows are deleted) instead of resuming it "
+                        "or refusing a file of another run")
     add_quiet(p)
     p.set_defaults(func=run_simulate)
 
@@ -59,6 +63,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 
     budget = DEFAULT_BUDGET if args.budget is None else args.budget
     knobs: dict[str, Any] = {"mode": args.mode, "budget": budget, "output": args.output,
+                             "overwrite": args.overwrite,
                              "advanced": {"seed": args.seed}, "progress": not args.quiet}
     if args.spec:
         knobs["spec"] = args.spec

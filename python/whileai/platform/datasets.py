@@ -39,18 +39,23 @@ CHUNK = 4 << 20  # upload chunks: fewer, larger sends on a fast link
 READ_CHUNK = 1 << 20  # download reads (urllib3 gathers a large read from many small ones)
 
 
-def _encode(rows: Sequence[dict[str, Any]],
-            meter: Progress | None = None) -> Callable[[], Iterator[bytes]]:
+def _encode(rows: Sequence[dict[str, Any]], meter: Progress | None = None, *,
+            keep_privileged: bool = False) -> Callable[[], Iterator[bytes]]:
     """A body factory: the rows as JSONL, in ~1 MB chunks (a RowError names the bad row).
 
-    ``meter`` counts the rows and bytes handed to the connection (from 0 again on a retry).
+    Every line passes the exit filter (``rows.outbound``): a line that may hold a
+    ``privileged`` block (dropped unless ``keep_privileged``), a ``vector`` or a secret is
+    encoded again from the filtered row. ``meter`` counts the rows and bytes handed to the
+    connection (from 0 again on a retry).
     """
 
     from whileai.simulations.io import dumps_row
+    from whileai.simulations.rows import outbound, outbound_check
 
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
     def chunks() -> Iterator[bytes]:
+        clean = outbound_check()
         buffer: list[str] = []
         size = sent = 0
         for index, row in enumerate(rows):
@@ -58,6 +63,9 @@ def _encode(rows: Sequence[dict[str, Any]],
                 line = encode(row) if type(row) is dict else dumps_row(row, where=f"rows[{index}]")
             except (TypeError, ValueError, RecursionError):
                 line = dumps_row(row, where=f"rows[{index}]")
+            if not clean(line):
+                line = dumps_row(outbound(row, keep_privileged=keep_privileged),
+                                 where=f"rows[{index}]")
             buffer.append(line)
             size += len(line) + 1
             if size >= CHUNK:
@@ -78,13 +86,16 @@ def _encode(rows: Sequence[dict[str, Any]],
 
 def _send(conn: Connection, body: Callable[[], Any], *, name: str, purpose: str | None,
           mode: str | None, agent: str | None, description: str | None, parent: str | None,
-          linked: str | None = None) -> dict[str, Any]:
+          linked: str | None = None, keep_privileged: bool = False) -> dict[str, Any]:
     if parent is not None:
         parent = resolve_dataset(conn, parent)
     if linked is not None:
         linked = resolve_dataset(conn, linked)
-    params = {"name": name, "purpose": purpose or "train", "mode": mode, "agent": agent,
-              "description": description, "parent": parent, "linked": linked}
+    params: dict[str, Any] = {"name": name, "purpose": purpose or "train", "mode": mode,
+                              "agent": agent, "description": description, "parent": parent,
+                              "linked": linked}
+    if keep_privileged:  # the server refuses privileged blocks unless the push says so
+        params["keep_privileged"] = "true"
     headers = {"Content-Type": "application/x-ndjson"}
     response = call(conn, "POST", "/v1/datasets", params=params, body=body, headers=headers,
                     timeout=3600.0)
@@ -111,7 +122,7 @@ def push_rows(
     gate: bool = False, mode: str | None = None, purpose: str | None = None,
     agent: str | None = None, description: str | None = None, endorsed: Sequence[str] = (),
     strict_hacks: bool = False, prove_effect: float = 0.05, *, linked: str | None = None,
-    base_url: str | None = None, progress: bool = True,
+    base_url: str | None = None, progress: bool = True, keep_privileged: bool = False,
 ) -> dict[str, Any]:
     """Upload rows as JSONL into a new dataset; return its registry entry (``datasetId``...).
 
@@ -123,6 +134,9 @@ def push_rows(
             gate's hack scan. prove_effect: a holdout push warns when it is too small to prove
             this gain. linked: the ``ds_`` id of its train/holdout twin. progress: rows and
             bytes sent, with the rate, on stderr (and a summary); False silences it.
+            keep_privileged: keep the teacher-only ``privileged`` block (a private store;
+            the server then refuses to publish the set). Without it every row's block is
+            dropped on the way out (``rows.outbound``), and secrets are masked either way.
 
     Raises:
         PublishGateError: the gate refused the rows (nothing was sent).
@@ -144,8 +158,9 @@ def push_rows(
     from whileai.simulations.progress import Progress
 
     with Progress("push", len(rows), enabled=progress) as line:
-        entry = _send(conn, _encode(rows, line), name=name, purpose=purpose, mode=mode,
-                      agent=agent, description=description, parent=parent, linked=linked)
+        entry = _send(conn, _encode(rows, line, keep_privileged=keep_privileged), name=name,
+                      purpose=purpose, mode=mode, agent=agent, description=description,
+                      parent=parent, linked=linked, keep_privileged=keep_privileged)
     if report is not None:
         entry["gate"] = report
     if purpose == "holdout":
@@ -186,19 +201,40 @@ class _FileBody:
             check_block(carry, where, checked)
 
 
+_OVERLAP = 4096  # bytes each chunk's check re-reads of the one before (a word cut in two)
+
+
+def _file_clean(path: Path) -> bool:
+    """True when the file's bytes certainly hold nothing the exit filter would change."""
+    from whileai.simulations.rows import outbound_check
+
+    clean = outbound_check()
+    tail = b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            window = tail + chunk
+            if not clean(window.decode("utf-8", "replace")):
+                return False
+            tail = window[-_OVERLAP:]
+    return True
+
+
 def push_file(
     path: str | os.PathLike[str], name: str | None = None, api_key: str | None = None,
     parent: str | None = None, gate: bool = True, mode: str | None = None, *,
     agent: str | None = None, purpose: str | None = None, description: str | None = None,
-    base_url: str | None = None, progress: bool = True,
+    base_url: str | None = None, progress: bool = True, keep_privileged: bool = False,
 ) -> dict[str, Any]:
     """Upload a JSONL file; ``gate=True`` stamps and checks rows first (``entry["gate"]``).
 
     With ``gate=False`` the bytes go up exactly as they are on disk (after every line is
-    checked to be one JSON object). ``mode="sft"`` gates an SFT export as SFT rows (an export
-    has no repeats, so the RL gate would refuse it); ``agent``, ``purpose`` and
-    ``description`` are recorded as ``push_rows`` records them. ``progress`` shows bytes and
-    rows sent, with the rate, on stderr (and a summary); False silences it.
+    checked to be one JSON object), unless the file may hold something the exit filter
+    removes (a ``privileged`` block, a ``vector``, a key of the environment): then its rows are
+    filtered and encoded again, as ``push_rows`` sends them. ``keep_privileged`` as in
+    ``push_rows``. ``mode="sft"`` gates an SFT export as SFT rows (an export has no repeats,
+    so the RL gate would refuse it); ``agent``, ``purpose`` and ``description`` are recorded
+    as ``push_rows`` records them. ``progress`` shows bytes and rows sent, with the rate, on
+    stderr (and a summary); False silences it.
 
     Raises:
         RowError: a line is not a JSON object (``file:line``); nothing was sent.
@@ -215,16 +251,17 @@ def push_file(
         rows = list(read_jsonl(source))
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
                          purpose=purpose, agent=agent, description=description,
-                         base_url=base_url, progress=progress)
+                         base_url=base_url, progress=progress, keep_privileged=keep_privileged)
     from whileai.simulations.progress import Progress
 
     conn = connect(api_key, base_url=base_url)
     meta: dict[str, Any] = {"name": title, "purpose": purpose, "mode": mode, "agent": agent,
-            "description": description, "parent": parent}
-    if source.suffix == ".gz":
+                            "description": description, "parent": parent,
+                            "keep_privileged": keep_privileged}
+    if source.suffix == ".gz" or not _file_clean(source):
         rows = list(read_jsonl(source))
         with Progress("push", len(rows), enabled=progress) as line:
-            return _send(conn, _encode(rows, line), **meta)
+            return _send(conn, _encode(rows, line, keep_privileged=keep_privileged), **meta)
     with Progress("push", source.stat().st_size, enabled=progress, unit="bytes") as line:
         return _send(conn, lambda: _FileBody(source, line), **meta)
 

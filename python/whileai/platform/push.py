@@ -21,6 +21,7 @@ def push_run(
     gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
     description: str | None = None, mode: str | None = None, seed: int = 0,
     api_key: str | None = None, base_url: str | None = None, progress: bool = True,
+    keep_privileged: bool = False,
 ) -> dict[str, Any]:
     """Push the rows of a run (``SimulationData`` or ``ScoredData``); return the entry.
 
@@ -34,18 +35,26 @@ def push_run(
             endorsed / strict_hacks: the gate's hack-scan settings. mode: ``"rl"`` or
             ``"sft"`` gates the rows in that shape, and the mode is recorded (the run's mode by
             default). progress: the gate's scan and each upload on stderr; False
-            silences them.
+            silences them. keep_privileged: keep the teacher-only ``privileged`` block (a
+            private store; refused with ``publish``). Every row goes through the exit filter
+            (``rows.outbound``) on the way out.
 
     Raises:
         PublishGateError: the gate refused (nothing was sent).
-        ConfigError: ``holdout`` outside (0, 1), or ``publish=True`` without ``agent``.
+        ConfigError: ``holdout`` outside (0, 1), ``publish=True`` without ``agent``, or
+            ``publish`` with ``keep_privileged``.
     """
     from whileai.platform.datasets import delete_dataset, push_rows
     from whileai.platform.datasets import publish as publish_card
 
-    rows = list(getattr(run, "rows", run))
-    if callable(rows):  # pragma: no cover - ExportRows is a list already
-        rows = list(rows())
+    source = getattr(run, "trajectories" if keep_privileged else "rows", None)
+    if source is None:
+        source = getattr(run, "rows", run)
+    rows = list(source() if callable(source) else source)
+    if keep_privileged and publish:
+        raise ConfigError("keep_privileged=True keeps the teacher-only block for a private "
+                          "store; a published set may not hold it: drop publish= or "
+                          "keep_privileged=")
     mode = mode or getattr(run, "mode", None)
     if holdout is not None and not 0.0 < holdout < 1.0:
         raise ConfigError(f"holdout= must be a fraction in (0, 1), got {holdout!r}")
@@ -60,7 +69,8 @@ def push_run(
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
                               progress=progress)
     common: dict[str, Any] = {"api_key": api_key, "base_url": base_url, "mode": mode,
-                              "agent": agent, "description": description, "progress": progress}
+                              "agent": agent, "description": description, "progress": progress,
+                              "keep_privileged": keep_privileged}
     train = rows
     held: list[dict[str, Any]] = []
     if holdout is not None:

@@ -24,7 +24,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from os import PathLike
 from typing import Any
 
@@ -46,7 +46,7 @@ from whileai.simulations.clean.decontam import (
     merge_decontamination,
 )
 from whileai.simulations.clean.decontam_index import EvalIndex
-from whileai.simulations.io import dumps_row
+from whileai.simulations.io import dumps_row, parse_row_text
 from whileai.simulations.progress import Progress
 
 __all__ = ["decontaminate_dataset"]
@@ -196,8 +196,40 @@ def _block_reports(table: Any) -> list[str]:
     return [t for t in table.column(_REPORT).to_pylist() if t is not None]
 
 
-def _kept(table: Any) -> Any:
-    return table.filter(table.column(_KEPT)).drop_columns([_KEPT, _REPORT])
+def _leaving_text(text: Any, clean: Callable[[str], bool]) -> Any:
+    """A kept row's JSON text through the exit filter (parsed only when it may need it)."""
+    from whileai.simulations.rows import outbound
+
+    if not isinstance(text, str) or clean(text):
+        return text
+    return dumps_row(outbound(parse_row_text(text, where="kept row")), where="kept row")
+
+
+def _leaving_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A kept row of a Dataset of dicts through the exit filter (``rows.outbound``)."""
+    from whileai.simulations.rows import outbound
+
+    return outbound(row)
+
+
+def _kept(table: Any, column: str | None = None) -> Any:
+    """The kept rows as they may leave (the exit filter, ``rows.outbound``): without the
+    bookkeeping columns, nor the columns it drops (``rows.DROPPED_KEYS``: the teacher-only
+    ``privileged`` block, the embedding); a ``column`` of JSON texts is filtered text by text."""
+    import pyarrow as pa
+
+    from whileai.simulations.rows import DROPPED_KEYS
+
+    dropped = [_KEPT, _REPORT, *(c for c in table.column_names if c in DROPPED_KEYS)]
+    kept = table.filter(table.column(_KEPT)).drop_columns(dropped)
+    if column is None or column not in kept.column_names:
+        return kept
+    from whileai.simulations.rows import outbound_check
+
+    clean = outbound_check()
+    texts = [_leaving_text(t, clean) for t in kept.column(column).to_pylist()]
+    at = kept.column_names.index(column)
+    return kept.set_column(at, column, pa.array(texts, pa.string()))
 
 
 def decontaminate_dataset(
@@ -306,7 +338,9 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     for part in parts:  # in dataset order: the first bad row is the one one process meets
         raise_problem(part.pop(_PROBLEMS), seen)
         seen += part.pop(_SIZE)
-    return checked.map_batches(_kept, batch_format="pyarrow"), parts
+    kept = checked.map_batches(_kept, batch_format="pyarrow", fn_args=(column,))
+    # rows of dicts: a nested block (a tool result's) is found row by row, as one process does
+    return (kept if column is not None else kept.map(_leaving_row)), parts
 
 
 def _stop(ray: Any, waiting: list[Any], out: str | None, spans_made: int) -> None:

@@ -126,11 +126,12 @@ from whileai.simulations.measure.passat import PassAt, pass_at
 from whileai.simulations.measure.power import detectable_effect, holdout_size
 from whileai.simulations.models.spec import local_model
 from whileai.simulations.report.html import report_html
+from whileai.simulations.rowcheck import check_rows, format_row_check
 from whileai.simulations.rows import (
-    check_rows,
     conversation,
     export_row,
-    format_row_check,
+    holds_privileged,
+    outbound,
     scrub,
     task_key,
 )
@@ -290,6 +291,7 @@ __all__: list[str] = [
     "hf_publish_run",
     "hf_status",
     "holdout_size",
+    "holds_privileged",
     "import_hf",
     "infer_harness",
     "inspect",
@@ -322,6 +324,7 @@ __all__: list[str] = [
     "novelty",
     "opening_share",
     "optimize",
+    "outbound",
     "pass_at",
     "preview",
     "profile",

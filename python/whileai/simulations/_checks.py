@@ -45,6 +45,7 @@ FIELD_KINDS: dict[str, str] = {
     "judge_status": "str",
     "judge_meta": "dict",
     "lineage": "lineage",
+    "run_fingerprint": "dict",
     "label_source": "str",
     "gold_reward": "number",
     "markers": "markers",

@@ -94,10 +94,15 @@ class SimulationData:
             f"k={self.rollouts_per_request}, stopped_because={self.stopped_because!r})"
         )
 
-    def save(self, path: str | Path) -> Path:
-        """Write the exported rows to a JSONL file (atomically); return the path."""
+    def save(self, path: str | Path, *, keep_privileged: bool = False) -> Path:
+        """Write the exported rows to a JSONL file (atomically); return the path.
+
+        ``keep_privileged=True`` keeps the teacher-only block, for a private file only.
+        """
         target = Path(path)
-        write_jsonl(target, self.rows)
+        rows = (ExportRows(export_row(r, keep_privileged=True) for r in self.trajectories)
+                if keep_privileged else self.rows)
+        write_jsonl(target, rows, keep_privileged=keep_privileged)
         return target
 
     def push(
@@ -105,7 +110,7 @@ class SimulationData:
         purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
         gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
         description: str | None = None, mode: str | None = None, api_key: str | None = None,
-        progress: bool = True,
+        progress: bool = True, keep_privileged: bool = False,
     ) -> dict[str, Any]:
         """Gate and push the exported rows to the platform; return the dataset entry.
 
@@ -114,7 +119,8 @@ class SimulationData:
         the gate is on by default and a refusal raises ``PublishGateError`` with nothing sent;
         ``mode`` is the simulation mode recorded on the set and the gate's shape (the run's
         own mode by default); ``agent`` registers the agent with this run's tools and system
-        prompt; ``progress=False`` silences the progress lines on stderr. See
+        prompt; ``progress=False`` silences the progress lines on stderr; ``keep_privileged=True``
+        keeps the teacher-only block for a private store (never with ``publish``). See
         ``whileai.platform.push.push_run``.
         """
         from whileai.platform.push import push_run
@@ -122,7 +128,7 @@ class SimulationData:
         return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
                         publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
                         description=description, mode=mode, api_key=api_key,
-                        progress=progress)
+                        progress=progress, keep_privileged=keep_privileged)
 
     @property
     def pass_at(self) -> Any:

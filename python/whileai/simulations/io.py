@@ -4,7 +4,9 @@
   ``path:line``, lenient skips it and counts it (``reader.skipped``, ``reader.problems``).
 - ``load_rows(source)`` takes a path or rows already in memory and returns a list.
 - ``write_jsonl(path, rows)`` replaces the file atomically; ``JsonlAppender`` adds rows one at a
-  time (thread-safe, flushed per row).
+  time (thread-safe, flushed per row). ``write_jsonl`` is a door out of the process: every row
+  passes the exit filter (``rows.outbound``: no teacher-only ``privileged`` block unless
+  ``keep_privileged=True``, no ``vector``, secrets masked).
 
 Encoding: UTF-8 without ASCII escapes; tuples and sets become lists, dataclasses (and objects
 with ``to_dict``) become objects. A NaN or infinite float is refused with ``RowError`` naming the
@@ -334,12 +336,32 @@ class EncodedLine(bytes):
     __slots__ = ()
 
 
-def write_jsonl(path: PathLike, rows: Any) -> int:
+def _filtered_lines(block: bytes, index: int, keep_privileged: bool,
+                    clean: Callable[[str], bool]) -> bytes:
+    """Encoded JSONL lines through the exit filter: returned as they are when ``clean`` says
+    nothing in them could need it, else each line decoded, filtered and encoded again."""
+    from whileai.simulations.rows import outbound
+
+    text = block.decode("utf-8", "surrogatepass")
+    if clean(text):
+        return block
+    out = []
+    for line in text.split("\n"):  # not splitlines: U+2028 may sit inside a JSON string
+        if line.strip():
+            row = outbound(loads_limited(line, where=f"rows[{index}]"),
+                           keep_privileged=keep_privileged)
+            out.append(dumps_row(row, where=f"rows[{index}]") + "\n")
+    return "".join(out).encode("utf-8", "surrogatepass")
+
+
+def write_jsonl(path: PathLike, rows: Any, *, keep_privileged: bool = False) -> int:
     """Write rows to ``path`` as JSONL, replacing it atomically; return how many were written.
 
     The rows go to a temporary file in the same folder, which then replaces ``path`` in one
     step, so a reader never sees half a file and a failure leaves the old file untouched.
-    Missing parent folders are created.
+    Missing parent folders are created. Every row passes the exit filter
+    (``rows.outbound``); ``keep_privileged=True`` keeps the teacher-only block (a private
+    file, such as an environment package's server-side ``info``).
 
     >>> import os, tempfile
     >>> write_jsonl(os.path.join(tempfile.mkdtemp(), "out", "rows.jsonl"), [{"prompt": "a"}])
@@ -357,11 +379,20 @@ def write_jsonl(path: PathLike, rows: Any) -> int:
         with os.fdopen(fd, "wb") as raw:
             zipped = gzip.GzipFile(fileobj=raw, mode="wb") if target.suffix == ".gz" else None
             write: Callable[[bytes], int] = raw.write if zipped is None else zipped.write
+            from whileai.simulations.rows import outbound_check
+
+            clean = outbound_check()  # the environment's keys, read once for the whole file
             for index, row in enumerate(source):
                 if isinstance(row, EncodedLine):
-                    write(row)
+                    write(_filtered_lines(row, index, keep_privileged, clean))
                 else:
-                    write((dumps_row(row, where=f"rows[{index}]") + "\n").encode("utf-8"))
+                    text = dumps_row(row, where=f"rows[{index}]")
+                    if not clean(text):
+                        from whileai.simulations.rows import outbound
+
+                        text = dumps_row(outbound(row, keep_privileged=keep_privileged),
+                                         where=f"rows[{index}]")
+                    write((text + "\n").encode("utf-8"))
                 count += 1
             if zipped is not None:
                 zipped.close()

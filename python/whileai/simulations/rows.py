@@ -1,32 +1,40 @@
-"""Row helpers: scrub teacher-only data, rebuild the chat, group by task, stamp for export.
+"""Row helpers: the exit filter for teacher-only data, the chat, task keys, export stamps.
+
+``outbound`` is the one filter every door a row leaves the process by applies (files, pushes,
+pages, reports, exports): it drops the teacher-only ``privileged`` block and the in-memory
+``vector`` at any depth and masks the environment's keys. Judges read the block in memory;
+``keep_privileged=True`` is the documented opt-in that keeps it for a private store.
 
 All functions are pure: they never change the row they are given.
 
 >>> row = {"prompt": "hi", "privileged": {"reference": "42"}, "final_text": "hello"}
 >>> export_row(row)
 {'prompt': 'hi', 'final_text': 'hello', 'schema_version': '1'}
+>>> holds_privileged(row), holds_privileged(outbound(row))
+(True, False)
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
-from os import PathLike
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from whileai.errors import RowError
 from whileai.secrets import mask_value
 from whileai.simulations.jsondepth import loads_limited
-from whileai.simulations.schema import SCHEMA_VERSION, row_problems
+from whileai.simulations.schema import SCHEMA_VERSION
 
 __all__ = [
     "DROPPED_KEYS",
-    "check_rows",
     "conversation",
     "export_row",
-    "format_row_check",
+    "holds_privileged",
     "json_text",
+    "outbound",
+    "outbound_check",
+    "outbound_text_clean",
     "scrub",
     "task_key",
 ]
@@ -34,6 +42,8 @@ __all__ = [
 # Keys removed at any depth: the teacher-only block (with its principle, hidden_state,
 # reference and rubric) and the in-memory embedding.
 DROPPED_KEYS = frozenset({"privileged", "vector"})
+PRIVILEGED = "privileged"
+_KEPT_PRIVILEGED = frozenset({"vector"})  # what a private store (keep_privileged=True) loses
 _CHAT_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 _MODEL_CALL_KEYS = ("input_tokens", "output_tokens", "logprob", "n_tokens")
 # One encoder for every JSON text a row carries: json.dumps with keywords builds a new one per
@@ -50,9 +60,9 @@ def json_text(value: Any) -> str:
     return _JSON_TEXT.encode(value)
 
 
-def _scrub_text(text: str) -> str:
+def _scrub_text(text: str, drop: frozenset[str]) -> str:
     """A JSON text (a tool result, a tool message) is scrubbed too when it could carry a drop."""
-    if not any(f'"{key}"' in text for key in DROPPED_KEYS):
+    if not any(f'"{key}"' in text for key in drop):
         return text
     try:
         parsed = loads_limited(text, where="row")
@@ -60,28 +70,29 @@ def _scrub_text(text: str) -> str:
         return text
     if not isinstance(parsed, (dict, list)):
         return text
-    cleaned = _scrub_value(parsed)
+    cleaned = _scrub_value(parsed, drop)
     return text if cleaned == parsed else json.dumps(cleaned, ensure_ascii=False)
 
 
-def _scrub_value(value: Any) -> Any:
+def _scrub_value(value: Any, drop: frozenset[str]) -> Any:
     if isinstance(value, Mapping):
-        return {k: _scrub_value(v) for k, v in value.items() if k not in DROPPED_KEYS}
+        return {k: _scrub_value(v, drop) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
-        return [_scrub_value(v) for v in value]
+        return [_scrub_value(v, drop) for v in value]
     if isinstance(value, tuple):
-        return tuple(_scrub_value(v) for v in value)
+        return tuple(_scrub_value(v, drop) for v in value)
     if isinstance(value, str):
-        return _scrub_text(value)
+        return _scrub_text(value, drop)
     return copy.deepcopy(value)  # numbers are returned as they are; other objects copied
 
 
-def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
+def scrub(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
     """A copy of ``row`` without ``privileged`` or ``vector`` at any depth, chat rebuilt.
 
     Nested dicts, lists, and JSON texts (a tool result stored as a string) are all cleaned.
     When the row has ``steps``, ``messages`` is rebuilt from the cleaned steps (keeping a
     leading system message), so no stale copy of a tool result survives in the chat.
+    ``keep_privileged=True`` (a private store only) drops ``vector`` alone.
 
     >>> scrub({"prompt": "hi", "steps": [{"tool": "t", "result": {"privileged": 1, "ok": 2}}]})
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -91,7 +102,8 @@ def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
        'function': {'name': 't', 'arguments': '{}'}}]},
       {'role': 'tool', 'tool_call_id': 'call_0', 'content': '{"ok": 2}'}]}
     """
-    cleaned: dict[str, Any] = _scrub_value(row)
+    cleaned: dict[str, Any] = _scrub_value(
+        row, _KEPT_PRIVILEGED if keep_privileged else DROPPED_KEYS)
     if isinstance(cleaned.get("steps"), list):
         system = None
         old = cleaned.get("messages")
@@ -100,6 +112,90 @@ def scrub(row: Mapping[str, Any]) -> dict[str, Any]:
             content = first.get("content")
             system = content if isinstance(content, str) else None
         cleaned["messages"] = conversation(cleaned, system_prompt=system)
+    return cleaned
+
+
+def holds_privileged(row: Any) -> bool:
+    """True when ``privileged`` is a key anywhere in ``row``, JSON texts inside it included.
+
+    >>> holds_privileged({"steps": [{"result": '{"privileged": {"reference": "x"}}'}]})
+    True
+    >>> holds_privileged({"prompt": "the word privileged alone"})
+    False
+    """
+    if isinstance(row, Mapping):
+        return PRIVILEGED in row or any(holds_privileged(v) for v in row.values())
+    if isinstance(row, (list, tuple)):
+        return any(holds_privileged(v) for v in row)
+    if isinstance(row, str) and f'"{PRIVILEGED}"' in row:
+        try:
+            return holds_privileged(loads_limited(row, where="row"))
+        except ValueError:
+            return False
+    return False
+
+
+def outbound_check() -> Callable[[str | bytes], bool]:
+    """A test ``text -> bool``: True when a row's JSON text (``str``, or its UTF-8 ``bytes``)
+    certainly holds nothing ``outbound`` would change (no ``privileged`` or ``vector`` key,
+    nested or in a JSON text, and no key of the environment). The environment is read once,
+    when the check is made.
+
+    >>> clean = outbound_check()
+    >>> clean('{"prompt": "hi"}'), clean(b'{"privileged": {}}')
+    (True, False)
+    """
+    from whileai.secrets import key_needles
+
+    words = ("privileged", '"vector', 'vector\\"', *key_needles())
+    as_bytes = tuple(w.encode("utf-8", "surrogatepass") for w in words)
+
+    def clean(text: str | bytes) -> bool:
+        found = as_bytes if isinstance(text, bytes) else words
+        return not any(word in text for word in found)  # type: ignore[operator]
+
+    return clean
+
+
+def outbound_text_clean(text: str) -> bool:
+    """``outbound_check()(text)``, for one text (make one check for many).
+
+    >>> outbound_text_clean('{"prompt": "hi"}'), outbound_text_clean('{"privileged": {}}')
+    (True, False)
+    """
+    return outbound_check()(text)
+
+
+def outbound(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
+    """The row as it may leave the process: the exit filter every door applies.
+
+    Drops ``privileged`` (unless ``keep_privileged``) and ``vector`` at any depth (``scrub``)
+    and masks the environment's keys (:func:`whileai.secrets.mask_value` with
+    ``shapes=False``; ``export_row`` masks credential shapes too). A row with nothing to drop
+    or mask is returned as it is (do not change it); otherwise a cleaned copy.
+
+    Args:
+        row: a row dict, the ``privileged`` block possibly in it.
+        keep_privileged: keep the teacher-only block, for a private store you control (never a
+            public set: the platform refuses to publish rows holding it).
+
+    Raises:
+        RowError: the row nests too deep to walk (see ``jsondepth``).
+
+    >>> outbound({"prompt": "hi", "privileged": {"reference": "42"}})
+    {'prompt': 'hi'}
+    >>> outbound({"prompt": "hi", "privileged": {"reference": "42"}}, keep_privileged=True)
+    {'prompt': 'hi', 'privileged': {'reference': '42'}}
+    """
+    try:
+        if outbound_text_clean(json_text(row)):
+            return row if isinstance(row, dict) else dict(row)
+        cleaned: dict[str, Any] = mask_value(scrub(row, keep_privileged=keep_privileged),
+                                             shapes=False)
+    except RecursionError:
+        from whileai.simulations.jsondepth import deep_error
+
+        raise deep_error("row") from None
     return cleaned
 
 
@@ -214,9 +310,10 @@ def task_key(row: Mapping[str, Any], *, where: str = "row") -> str:
     )
 
 
-def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
+def export_row(row: Mapping[str, Any], *, keep_privileged: bool = False) -> dict[str, Any]:
     """The row as it may leave the run: ``scrub``-bed, credential-shaped text masked
     (:func:`whileai.secrets.mask_value`), and stamped ``schema_version`` ``"1"``.
+    ``keep_privileged`` as in ``outbound`` (a private store only).
 
     Raises ``RowError`` when the row nests too deep to walk (see ``jsondepth``).
 
@@ -224,92 +321,10 @@ def export_row(row: Mapping[str, Any]) -> dict[str, Any]:
     {'prompt': 'hi', 'schema_version': '1'}
     """
     try:
-        cleaned: dict[str, Any] = mask_value(scrub(row))
+        cleaned: dict[str, Any] = mask_value(scrub(row, keep_privileged=keep_privileged))
     except RecursionError:
         from whileai.simulations.jsondepth import deep_error
 
         raise deep_error("row") from None
     cleaned["schema_version"] = SCHEMA_VERSION
     return cleaned
-
-
-def _problem_field(problem: str) -> str:
-    """The top-level key a problem is about (``steps`` for ``steps[2].call_id``)."""
-    if problem.startswith("field `"):
-        path = problem[len("field `"):].split("`", 1)[0]
-        return path.split(".", 1)[0].split("[", 1)[0]
-    return "task key" if "task key" in problem else "row"
-
-
-def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
-    """Check every row against schema v1 and count what is wrong, per field.
-
-    ``rows`` is an iterable of rows or the path of a JSONL file (read leniently: lines that are
-    not a JSON object are counted in ``unreadable_lines``).
-
-    Returns a JSON-able report: ``rows``, ``valid``, ``invalid``, ``versions`` (schema version
-    -> rows), ``by_field`` (top-level key -> rows with a problem there), ``duplicates`` (rows
-    repeating an earlier rollout's seed, scenario_id and rollout_index), ``unreadable_lines``
-    and ``examples`` (the first few invalid rows' index and problems). Print it with
-    ``format_row_check``.
-
-    >>> report = check_rows([{"prompt": "a"}, {"prompt": "b", "reward": "x"}])
-    >>> report["invalid"], report["by_field"]
-    (1, {'reward': 1})
-    """
-    from whileai.simulations.duplicates import rollout_key
-
-    reader = None
-    if isinstance(rows, (str, PathLike)):
-        from whileai.simulations.io import read_jsonl
-
-        rows = reader = read_jsonl(rows, strict=False)
-    if isinstance(rows, (bytes, Mapping)) or not isinstance(rows, Iterable):
-        raise RowError(f"check_rows: expected rows (a list of dicts) or a JSONL path, got "
-                       f"{type(rows).__name__}")
-    report: dict[str, Any] = {"rows": 0, "valid": 0, "invalid": 0, "versions": {},
-                              "by_field": {}, "duplicates": 0, "unreadable_lines": 0,
-                              "examples": []}
-    seen: set[object] = set()
-    for index, row in enumerate(rows):
-        report["rows"] += 1
-        rollout = rollout_key(row)
-        if rollout is not None:
-            report["duplicates"] += rollout in seen
-            seen.add(rollout)
-        problems = row_problems(row)
-        if isinstance(row, Mapping):
-            version = row.get("schema_version", "0")
-            key = version if isinstance(version, str) else repr(version)
-            report["versions"][key] = report["versions"].get(key, 0) + 1
-        if not problems:
-            report["valid"] += 1
-            continue
-        report["invalid"] += 1
-        for name in sorted({_problem_field(p) for p in problems}):
-            report["by_field"][name] = report["by_field"].get(name, 0) + 1
-        if len(report["examples"]) < examples:
-            report["examples"].append({"row": index, "problems": problems})
-    if reader is not None:
-        report["unreadable_lines"] = reader.skipped
-    return report
-
-
-def format_row_check(report: Mapping[str, Any]) -> str:
-    """One line of counts, then the problem fields and the first invalid rows.
-
-    >>> print(format_row_check(check_rows([{"prompt": "a"}])))
-    rows 1: 1 valid, 0 invalid (schema versions: 0=1)
-    """
-    versions = ", ".join(f"{k}={v}" for k, v in sorted(report["versions"].items()))
-    lines = [f"rows {report['rows']}: {report['valid']} valid, {report['invalid']} invalid"
-             f" (schema versions: {versions or 'none'})"]
-    if report["by_field"]:
-        fields = ", ".join(f"{k} {v}" for k, v in sorted(report["by_field"].items()))
-        lines.append(f"rows with a problem, by field: {fields}")
-    lines.extend(f"  row {example['row']}: " + "; ".join(example["problems"])
-                 for example in report["examples"])
-    if report.get("duplicates"):
-        lines.append(f"duplicate rollouts: {report['duplicates']} row(s) repeat an earlier row's "
-                     "seed, scenario_id and rollout_index (statistics count each once)")
-    return "\n".join(lines)

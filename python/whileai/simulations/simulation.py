@@ -227,6 +227,7 @@ def simulate(
     dimensions: Mapping[str, Sequence[str]] | None = None,
     rubric: str | None = None,
     output: str | Path | None = None,
+    overwrite: bool = False,
     logprobs: bool | str = False,
     llm_grade: bool | str = False,
     grade: bool = False,
@@ -282,7 +283,11 @@ def simulate(
             failures; their asks never enter the rows.
         dimensions: extra grid axes, ``{axis: [values]}`` (they win over the traces' axes).
         rubric: rubric text stored with the run for later grading.
-        output: JSONL path the rows stream to.
+        output: JSONL path the rows stream to. A re-run with the same ``output=`` resumes
+            when the file's rows carry this run's ``run_fingerprint``; a file of another run
+            is refused with ``ConfigError`` naming what differs.
+        overwrite: start ``output=`` anew (its old rows are deleted) instead of resuming or
+            refusing it.
         logprobs: record token log-probabilities (model agents only).
         llm_grade: add ``llm_reward`` from a judge model to every row: ``True`` for the
             configured judge (``WHILEAI_JUDGE``), else ``openai:gpt-4.1-mini`` when only
@@ -345,7 +350,8 @@ def simulate(
     try:
         result = run(RunInputs(
             spec=run_spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
-            grader=grader, output=output, tasks=played, task_repeats=task_k,
+            grader=grader, output=output, overwrite=overwrite, tasks=played,
+            task_repeats=task_k,
             warnings=tuple(warnings), reject=reject, finish=llm,
         ))
     finally:

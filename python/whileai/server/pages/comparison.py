@@ -101,8 +101,9 @@ def compare_task(request: Request) -> Response:
     for site in (a, b):
         positions = site.index.by_task.get(task, ())
         sides.append({"site": site, "rows": [
-            {"position": p, "view": transcript(site.index.row(p),
-                                               show_privileged=site.show_privileged)}
+            {"position": p,
+             "view": transcript(site.index.row(p, keep_privileged=site.show_privileged),
+                                show_privileged=site.show_privileged)}
             for p in positions[:4]], "more": max(0, len(positions) - 4)})
     if not sides[0]["rows"] and not sides[1]["rows"]:
         return missing(f"neither dataset has task {task!r}", a.local)

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from whileai._gc import paused_gc
 from whileai.errors import RowError
+from whileai.simulations.rows import outbound, outbound_check
 
 __all__ = ["FACETS", "SORTS", "Found", "Query", "RowIndex", "bitset", "build_index",
            "facet_values",
@@ -158,13 +159,17 @@ class RowIndex:
     def __len__(self) -> int:
         return len(self.summaries)
 
-    def row(self, position: int) -> dict[str, Any]:
-        """Row ``position`` as a dict (read again from its source)."""
+    def row(self, position: int, *, keep_privileged: bool = False) -> dict[str, Any]:
+        """Row ``position`` as a dict (read again from its source), through the exit filter
+        (``rows.outbound``); ``keep_privileged`` for ``whileai view --show-privileged``."""
         if not 0 <= position < len(self.summaries):
             raise RowError(f"row {position} is out of range: the source has "
                            f"{len(self.summaries)} rows (0 to {len(self.summaries) - 1})")
-        value: dict[str, Any] = json.loads(self.fetch(position))
-        return value
+        line = self.fetch(position)
+        value: dict[str, Any] = json.loads(line)
+        if outbound_check()(line):
+            return value
+        return outbound(value, keep_privileged=keep_privileged)
 
     def siblings(self, position: int) -> tuple[int, ...]:
         """The positions of the other rollouts of the same task (``position`` left out)."""
@@ -284,6 +289,7 @@ def _build(lines: Iterable[bytes | tuple[bytes, str, str]],
     texts: list[str] = []
     members: dict[str, dict[str, list[int]]] = {name: {} for name in FACETS if name != "task"}
     by_task: dict[str, list[int]] = {}
+    clean = outbound_check()
     for number, item in enumerate(lines, start=1):
         line, split, where = item if isinstance(item, tuple) else (item, "", f"line {number}")
         if not line.strip():
@@ -294,6 +300,8 @@ def _build(lines: Iterable[bytes | tuple[bytes, str, str]],
             raise RowError(f"{where}: not valid JSON ({exc}); fix or drop the line") from exc
         if not isinstance(row, dict):
             raise RowError(f"{where}: a {type(row).__name__}, not a row object")
+        if not clean(line):  # summaries and search text from the row as it may be shown
+            row = outbound(row)
         position = len(summaries)
         if fetch is None:
             kept.append(bytes(line))

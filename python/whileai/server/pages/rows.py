@@ -164,7 +164,7 @@ def row_page(dataset_id: str, position: int, request: Request) -> Response:
     if not isinstance(site, Site):
         return site
     try:
-        row = site.index.row(position)
+        row = site.index.row(position, keep_privileged=site.show_privileged)
     except RowError as exc:
         return missing(str(exc), site.local)
     summary = site.index.summaries[position]

@@ -22,6 +22,7 @@ from whileai.server.routes.models import (
 )
 from whileai.server.services import datasets, profile
 from whileai.server.services.framing import LineCounter
+from whileai.server.services.privileged import PrivilegedLines, refusal
 from whileai.server.store.blobs import PartWriter
 
 __all__ = ["router"]
@@ -43,15 +44,17 @@ async def push(request: Request, query: Annotated[PushQuery, Query()], store: St
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ApiError("too_large", f"the request holds {declared} bytes; this server takes "
                        f"at most {limit} per request")
-    new = datasets.NewDataset(**query.model_dump())
+    new = datasets.NewDataset(**query.model_dump(exclude={"keep_privileged"}))
     free = await run_in_threadpool(datasets.check_new, store, account, new)
     lines = LineCounter(max_rows=store.config.max_rows_per_dataset)
+    teacher_only = PrivilegedLines()
     writer = PartWriter(store.config.tmp_dir)
     try:
         async for chunk in request.stream():
             if not chunk:
                 continue
             lines.feed(chunk)
+            teacher_only.feed(chunk)
             writer.write(chunk)
             if writer.bytes > limit:
                 raise ApiError("too_large", f"the upload passed {limit} bytes, the most this "
@@ -60,6 +63,9 @@ async def push(request: Request, query: Annotated[PushQuery, Query()], store: St
                 raise ApiError("quota_exceeded", f"storage quota: this upload passed the "
                                f"{free} bytes left on the account; nothing was stored")
         tail = lines.close()
+        held = teacher_only.close()
+        if held and not query.keep_privileged:
+            raise refusal(held, "this upload")
         if tail:
             writer.write(tail)
         return await run_in_threadpool(datasets.create, store, account, new, writer, lines.rows)

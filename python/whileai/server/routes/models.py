@@ -48,6 +48,9 @@ class PushQuery(BaseModel):
     description: str | None = None
     parent: str | None = Field(default=None, description="the ds_ id this set iterates on")
     linked: str | None = Field(default=None, description="the ds_ id of its holdout/train twin")
+    keep_privileged: bool = Field(
+        default=False, description="store rows holding a teacher-only `privileged` block (a "
+        "private store; such a set can never be published); without it they are refused")
 
 
 class DatasetOut(_Open):

@@ -158,10 +158,14 @@ def _report(stats: dict[str, tuple[int, int, int]], *, agent: str | None, since:
 
 def _dataset(store: Store, account: Account, rows: list[dict[str, Any]],
              new: datasets.NewDataset) -> dict[str, Any]:
+    """The cut's rows as a new dataset, each through the exit filter (``rows.outbound``): a
+    trace that carried a ``privileged`` attribute cannot put it into a set that may go public."""
+    from whileai.simulations.rows import outbound
+
     writer = PartWriter(store.config.tmp_dir)
     try:
         for row in rows:
-            writer.write((json.dumps(row, ensure_ascii=False) + "\n").encode())
+            writer.write((json.dumps(outbound(row), ensure_ascii=False) + "\n").encode())
         return datasets.create(store, account, new, writer, len(rows))
     except BaseException:
         writer.abort()

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.services.accounts import usage_bytes
+from whileai.server.services.privileged import lines_in_files, part_holds, refusal
 from whileai.server.store.blobs import PartWriter, remove_parts
 from whileai.server.store.tables import accounts, agents, datasets, parts
 
@@ -235,14 +236,23 @@ def manifest(store: Store, account: Account | None, dataset_id: str) -> dict[str
 
 
 def part_file(store: Store, account: Account | None, dataset_id: str, index: int) -> Path:
-    """The file of one part, after the same access check as ``manifest``."""
+    """The file of one part, after the same access check as ``manifest``.
+
+    Read by anyone but its owner (a public set), a part holding a ``privileged`` block (a set
+    published before the publish check existed) is refused rather than served.
+    """
     with store.engine.connect() as conn:
-        _readable(conn, account, dataset_id)
+        row = _readable(conn, account, dataset_id)
         path = conn.execute(sa.select(parts.c.path).where(
             parts.c.dataset_id == dataset_id, parts.c.idx == index)).scalar()
     if path is None:
         raise ApiError("not_found", f"dataset {dataset_id} has no part {index}")
-    return store.config.parts_dir / str(path)
+    found = store.config.parts_dir / str(path)
+    if (account is None or row.account_id != account.id) and part_holds(found):
+        raise ApiError("conflict", f"public dataset {dataset_id} holds teacher-only `privileged` "
+                       "blocks (published before publishing checked for them); its owner must "
+                       "unpublish it and publish a set pushed without them")
+    return found
 
 
 def _card(row: Any, owner: str) -> dict[str, Any]:
@@ -286,6 +296,13 @@ def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
     if not agent.strip():
         raise ApiError("bad_request", "publish needs an agent name (for example "
                        "'airline-support')")
+    with store.engine.connect() as conn:
+        _owned(conn, account, dataset_id)
+        paths = list(conn.execute(sa.select(parts.c.path).where(parts.c.dataset_id == dataset_id)
+                                  .order_by(parts.c.idx)).scalars())
+    held = lines_in_files(store.config.parts_dir / str(p) for p in paths)
+    if held:
+        raise refusal(held, f"dataset {dataset_id}", publishing=True)
     now = time.time()
     with store.engine.begin() as conn:
         row = _owned(conn, account, dataset_id)

@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from whileai.server.services import Account, Store
 from whileai.server.services.datasets import _owned
 from whileai.server.store.tables import datasets, parts
-from whileai.simulations.rows import check_rows
+from whileai.simulations.rowcheck import check_rows
+from whileai.simulations.rows import outbound
 from whileai.simulations.rowsource import read_reward, task_key
 from whileai.simulations.select.hygiene import PASS_AT
 
@@ -118,7 +119,8 @@ def profile(store: Store, account: Account, dataset_id: str, *, force: bool) -> 
 
 
 def preview(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:
-    """Three sample rows and the row-contract report of the first rows."""
+    """Three sample rows (through the exit filter, ``rows.outbound``: a private store's
+    ``privileged`` block is not shown) and the row-contract report of the first rows."""
     with store.engine.connect() as conn:
         row = _owned(conn, account, dataset_id)
         paths = _paths(conn, dataset_id)
@@ -126,7 +128,7 @@ def preview(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:
     checked: list[dict[str, Any]] = []
     for item in _rows(store.config.parts_dir, paths):
         if len(sample) < 3:
-            sample.append(item)
+            sample.append(outbound(item))
         checked.append(item)
         if len(checked) >= PREVIEW_CHECKED:
             break

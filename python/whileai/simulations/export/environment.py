@@ -261,8 +261,9 @@ def export_environment(
                                            "holdout": "data/holdout.jsonl"}}
     package = target / module
     (package / "data").mkdir(parents=True, exist_ok=True)
-    write_jsonl(package / "data" / "train.jsonl", train)
-    write_jsonl(package / "data" / "holdout.jsonl", held)
+    # the reward reads info.privileged.reference on the environment's server, never the prompt
+    write_jsonl(package / "data" / "train.jsonl", train, keep_privileged=True)
+    write_jsonl(package / "data" / "holdout.jsonl", held, keep_privileged=True)
     (package / "spec.json").write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n")
     (package / "__init__.py").write_text(render_module(module))
     (target / "pyproject.toml").write_text(render_pyproject(module.replace("_", "-"), module))

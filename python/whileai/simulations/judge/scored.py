@@ -54,15 +54,19 @@ class ScoredData:
         purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
         gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
         description: str | None = None, mode: str | None = None, api_key: str | None = None,
-        progress: bool = True,
+        progress: bool = True, keep_privileged: bool = False,
     ) -> dict[str, Any]:
-        """Gate and push the graded rows to the platform (options as ``SimulationData.push``)."""
+        """Gate and push the graded rows to the platform (options as ``SimulationData.push``).
+
+        The rows go through the exit filter (``rows.outbound``): no ``privileged`` block leaves
+        unless ``keep_privileged=True`` (a private store; such a set can never be published).
+        """
         from whileai.platform.push import push_run
 
         return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
                         publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
                         description=description, mode=mode, api_key=api_key,
-                        progress=progress)
+                        progress=progress, keep_privileged=keep_privileged)
 
     @property
     def trajectories(self) -> list[dict[str, Any]]:
@@ -155,12 +159,16 @@ class ScoredData:
         report: dict[str, Any] = judge_agreement(self.rows, gold=gold, threshold=threshold)
         return report
 
-    def save(self, path: str | PathLike[str]) -> Path:
-        """Write the graded rows as JSONL; return the path."""
+    def save(self, path: str | PathLike[str], *, keep_privileged: bool = False) -> Path:
+        """Write the graded rows as JSONL, as they may leave the run (``rows.export_row``: no
+        ``privileged`` block unless ``keep_privileged=True``, for a private file); return the
+        path."""
         from whileai.simulations.io import write_jsonl
+        from whileai.simulations.rows import export_row
 
         target = Path(path)
-        write_jsonl(target, self.rows)
+        write_jsonl(target, (export_row(r, keep_privileged=keep_privileged) for r in self.rows),
+                    keep_privileged=keep_privileged)
         return target
 
     def summary(self) -> str:

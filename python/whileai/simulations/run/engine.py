@@ -31,6 +31,8 @@ from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.progress import Progress
 from whileai.simulations.run.allocation import Allocator, Job
 from whileai.simulations.run.config import RunConfig
+from whileai.simulations.run.fingerprint import FIELD as FINGERPRINT
+from whileai.simulations.run.fingerprint import run_fingerprint
 from whileai.simulations.run.output import RunOutput
 from whileai.simulations.run.record import build_row
 from whileai.simulations.run.source import SituationSource
@@ -55,6 +57,7 @@ class RunInputs:
     cfg: RunConfig
     grader: Callable[[Any], Any] | None = None
     output: str | Path | None = None
+    overwrite: bool = False  # start output= anew instead of resuming (or refusing) it
     tasks: tuple[Situation, ...] | None = None
     task_repeats: int | None = None
     warnings: tuple[str, ...] = ()
@@ -154,8 +157,11 @@ class _Scheduler:
         self.reproducible = cfg.reproducible or self.threads == 1
         self.trajectories: list[dict[str, Any]] = []
         self.progress = Progress("simulate", cfg.budget, enabled=cfg.progress)
+        self.fingerprint = run_fingerprint(inputs, repeats=repeats)  # stamped on every row
         # opened first: a file of another run is refused before anything is played
-        self.output = RunOutput(inputs.output, seed=cfg.seed) if inputs.output is not None else None
+        self.output = (RunOutput(inputs.output, fingerprint=self.fingerprint,
+                                 overwrite=inputs.overwrite)
+                       if inputs.output is not None else None)
         self.pool = cf.ThreadPoolExecutor(self.threads) if self.threads > 1 else None
         self.inflight: dict[_Rollout, tuple[int, Job]] = {}  # future -> (submitted as, job)
         self.lost = self.committed = self.seq = self.abandoned = 0
@@ -186,6 +192,8 @@ class _Scheduler:
     def land(self, job: Job, row: dict[str, Any] | None, error: str | None,
              resumed: bool = False) -> None:
         output = self.output
+        if row is not None and not resumed:
+            row[FINGERPRINT] = dict(self.fingerprint)
         if row is not None and output is not None and not resumed:
             try:
                 output.hold(job.group, row)

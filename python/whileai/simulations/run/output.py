@@ -6,15 +6,17 @@ landed, or the allocator stopped it), then appended together, so a group the clo
 goes in once, already stamped ``group_cut``. A run killed mid-group loses only that group's
 unwritten rows, which the next run with the same ``output=`` plays again.
 
-Resuming: before the run, the rows already in the file are read. A row of the same run (same
-``scenario_dimensions.seed``, with a ``scenario_id`` and ``rollout_index``) is the job it
-records: when the run reaches that job it lands the stored row instead of playing it again,
-and counts it in ``resumed``. A file holding any other row belongs to another run and is
-refused with ``ConfigError`` before anything is played.
+Resuming: before the run, the rows already in the file are read. A row of the same run (the
+same ``run_fingerprint``, see ``run/fingerprint.py``, with a ``scenario_id`` and
+``rollout_index``) is the job it records: when the run reaches that job it lands the stored row
+instead of playing it again, and counts it in ``resumed``. A file holding any other row belongs
+to another run and is refused with ``ConfigError`` naming what differs ("system prompt differs
+from the rows already in p.jsonl") before anything is played; ``overwrite=True`` starts the file
+anew instead.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "run.jsonl")
->>> out = RunOutput(path, seed=0)
+>>> out = RunOutput(path, fingerprint={"id": "0123456789abcdef", "seed": 0})
 >>> out.resumable, out.resumed
 (0, 0)
 >>> out.close()
@@ -30,6 +32,7 @@ from whileai.errors import ConfigError
 from whileai.simulations.duplicates import rollout_key
 from whileai.simulations.io import JsonlAppender, dumps_row, read_jsonl
 from whileai.simulations.rows import export_row
+from whileai.simulations.run.fingerprint import FIELD, describe, differences
 
 __all__ = ["RunOutput", "job_identity", "stored_jobs"]
 
@@ -51,30 +54,44 @@ def job_identity(row: Mapping[str, Any]) -> tuple[int, str, int] | None:
     return key[0], key[1], key[2]
 
 
-def stored_jobs(path: str | Path, seed: int) -> dict[JobKey, dict[str, Any]]:
-    """The rows of an earlier run of this seed in ``path``, by ``(scenario_id, rollout_index)``.
+def _refusal(target: Path, lineno: int, row: Mapping[str, Any],
+             fingerprint: Mapping[str, Any]) -> ConfigError:
+    fix = ("A re-run of the same run resumes; to start this file anew pass overwrite=True "
+           "(whileai simulate --overwrite), or pick another output= file.")
+    if job_identity(row) is None:
+        return ConfigError(
+            f"output={str(target)!r} already holds a row that is not a simulated rollout (no "
+            f"scenario_id, rollout_index and scenario_dimensions.seed; row {lineno}). {fix}")
+    stored = row.get(FIELD)
+    if not isinstance(stored, Mapping):
+        return ConfigError(
+            f"output={str(target)!r} holds rows with no run fingerprint (row {lineno}: written "
+            f"by an older whileai, or by hand), so they cannot be told to be this run's. {fix}")
+    what = describe(differences(stored, fingerprint), stored, fingerprint)
+    return ConfigError(f"{what} from the rows already in {target} (row {lineno}). {fix}")
+
+
+def stored_jobs(path: str | Path,
+                fingerprint: Mapping[str, Any]) -> dict[JobKey, dict[str, Any]]:
+    """The rows of an earlier run with this ``fingerprint`` in ``path``, by
+    ``(scenario_id, rollout_index)``.
 
     Lines that are not rows (a torn last line) are ignored; the appender cuts a torn tail.
 
     Raises:
-        ConfigError: the file holds a row of another run (another seed, or a row that is not a
-            simulated rollout).
+        ConfigError: the file holds a row of another run (another fingerprint, none, or a row
+            that is not a simulated rollout); the message names what differs.
     """
     target = Path(path)
     if not target.is_file() or target.stat().st_size == 0:
         return {}
     found: dict[JobKey, dict[str, Any]] = {}
+    expected = fingerprint.get("id")
     for lineno, row in enumerate(read_jsonl(target, strict=False), start=1):
         ident = job_identity(row)
-        if ident is None or ident[0] != seed:
-            what = ("a row that is not a simulated rollout (no scenario_id, rollout_index and "
-                    "scenario_dimensions.seed)" if ident is None else
-                    f"rows of a run with seed {ident[0]}")
-            raise ConfigError(
-                f"output={str(target)!r} already holds {what} (row {lineno}); this run has seed "
-                f"{seed}. A re-run with the same output= and seed resumes; for a different run "
-                "pick another output= file, or move the old one away."
-            )
+        stored = row.get(FIELD)
+        if ident is None or not isinstance(stored, Mapping) or stored.get("id") != expected:
+            raise _refusal(target, lineno, row, fingerprint)
         found.setdefault((ident[1], ident[2]), row)
     return found
 
@@ -82,9 +99,12 @@ def stored_jobs(path: str | Path, seed: int) -> dict[JobKey, dict[str, Any]]:
 class RunOutput:
     """The output file of one run: resume lookups, held groups, locked appends."""
 
-    def __init__(self, path: str | Path, *, seed: int) -> None:
+    def __init__(self, path: str | Path, *, fingerprint: Mapping[str, Any],
+                 overwrite: bool = False) -> None:
         self.path = Path(path)
-        self._stored = stored_jobs(self.path, seed)
+        if overwrite:  # asked for: the old rows go, this run starts the file anew
+            self.path.unlink(missing_ok=True)
+        self._stored = stored_jobs(self.path, fingerprint)
         self.resumable = len(self._stored)
         self.resumed = 0
         # group id -> (group, [(row, its exported copy, that copy's JSON line)])
