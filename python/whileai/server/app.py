@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 import sqlalchemy as sa
@@ -18,8 +18,10 @@ from starlette.exceptions import HTTPException
 from whileai._version import __version__
 from whileai.server.config import ServerConfig
 from whileai.server.errors import ApiError
+from whileai.server.limits import RequestLimits
 from whileai.server.pages import router as pages_router
 from whileai.server.routes import ROUTERS
+from whileai.server.routes.deps import current_account
 from whileai.server.routes.traces import ExportGate, otlp_error
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
@@ -50,9 +52,12 @@ def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
 
 
 def _error(request: Request, status: int, code: str, message: str,
-           retry_after: int | None = None) -> Response:
+           retry_after: int | None = None,
+           extra: Mapping[str, str] | None = None) -> Response:
     """``{"error": code, "message": message}``, or what OTLP/HTTP answers an export with."""
-    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    headers = dict(extra) if extra else None
+    if retry_after is not None:
+        headers = {**(headers or {}), "Retry-After": str(retry_after)}
     otlp = otlp_error(request, status, message, headers)
     if otlp is not None:
         return otlp
@@ -66,9 +71,9 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    code = {404: "not_found", 405: "bad_request", 413: "too_large"}.get(exc.status_code,
-                                                                        "bad_request")
-    return _error(request, exc.status_code, code, str(exc.detail))
+    code = {404: "not_found", 405: "bad_request", 408: "timeout",
+            413: "too_large"}.get(exc.status_code, "bad_request")
+    return _error(request, exc.status_code, code, str(exc.detail), extra=exc.headers)
 
 
 async def _invalid(request: Request, exc: Exception) -> Response:
@@ -98,11 +103,14 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     app = FastAPI(title="whileai platform", version=__version__, lifespan=_lifespan,
                   description="Datasets, agents and accounts of a self-hosted whileai server.")
     app.state.store = store or open_store(config)
-    app.state.export_gate = ExportGate(config.max_pending_exports)
+    app.state.export_gate = ExportGate(limit=config.max_pending_exports,
+                                        per_account=config.max_exports_per_account)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(Exception, _internal)
+    app.add_middleware(RequestLimits, store=app.state.store, routes=app.router.routes,
+                       key_dependency=current_account, render=_api_error)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(pages_router)  # the web pages: HTML over the same services

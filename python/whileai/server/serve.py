@@ -29,6 +29,7 @@ def run(config: ServerConfig, *, host: str, port: int, log_level: str = "info") 
     import uvicorn
 
     from whileai.server.app import create_app
+    from whileai.server.connections import guarded_protocol
 
     app = create_app(config)
     # What startup made lives as long as the process: out of the collector's sight, so its full
@@ -40,4 +41,5 @@ def run(config: ServerConfig, *, host: str, port: int, log_level: str = "info") 
     print(f"whileai serve: {config.directory} ({app.state.store.engine.dialect.name}) on "
           f"http://{host}:{port}", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, timeout_keep_alive=config.idle_timeout,
+                http=guarded_protocol(config.read_timeout))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -27,26 +27,47 @@ EXPORT_PATH = router.prefix + "/traces"  # where the OTLP receiver (``receive``)
 
 @dataclass
 class ExportGate:
-    """At most ``limit`` export requests held at once: reading their body, queued or being
-    stored. One more is refused with 429 and ``Retry-After`` before its body is read (the
-    OTLP/HTTP way to say "overloaded"; exporters retry), so a flood of spans holds at most
-    ``limit`` bodies of at most ``MAX_TRACE_BODY`` bytes, never a queue without end. Counted on
-    the event loop, where every request enters and leaves: no lock needed."""
+    """At most ``limit`` export requests held at once (reading their body, queued or being
+    stored), and at most ``per_account`` of them for one account. One more is refused with 429
+    and ``Retry-After`` before its body is read (the OTLP/HTTP way to say "overloaded";
+    exporters retry), so a flood of spans holds at most ``limit`` bodies of at most
+    ``MAX_TRACE_BODY`` bytes, never a queue without end, and one account (slow, stalled or
+    flooding) leaves the other places to everyone else. Counted on the event loop, where every
+    request enters and leaves: no lock needed.
+
+    >>> gate = ExportGate(limit=3, per_account=2)
+    >>> with gate.admit("a"), gate.admit("a"), gate.admit("b"):
+    ...     gate.held
+    3
+    """
 
     limit: int
+    per_account: int
     held: int = 0
+    by_account: dict[str, int] = field(default_factory=dict)
 
     @contextmanager
-    def admit(self) -> Iterator[None]:
+    def admit(self, account_id: str) -> Iterator[None]:
         """Hold a place for the duration of the block, or raise ``ApiError("busy")``."""
+        mine = self.by_account.get(account_id, 0)
         if self.held >= self.limit:
             raise ApiError("busy", f"{self.held} trace exports are in progress, the most this "
                                    "server holds at once; retry shortly", retry_after=1)
+        if mine >= min(self.per_account, self.limit):
+            raise ApiError("busy", f"this account has {mine} trace exports in progress, the "
+                                   "most one account may hold at once; retry shortly",
+                           retry_after=1)
         self.held += 1
+        self.by_account[account_id] = mine + 1
         try:
             yield
         finally:
             self.held -= 1
+            left = self.by_account[account_id] - 1
+            if left:
+                self.by_account[account_id] = left
+            else:
+                del self.by_account[account_id]
 
 
 def otlp_error(request: Request, status: int, message: str,
@@ -84,7 +105,7 @@ async def receive(request: Request, store: StoreDep, account: CurrentAccount) ->
     content_type = request.headers.get("content-type", "")
     encoding = request.headers.get("content-encoding", "")
     gate: ExportGate = request.app.state.export_gate
-    with gate.admit():
+    with gate.admit(account.id):
         body = await _body(request, limit)
 
         def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
