@@ -9,10 +9,12 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 
+import whileai.simulations as zps
 from platform_server import Server, require_server_extra, start_server
 
 require_server_extra()
@@ -185,3 +187,200 @@ def test_item5_json_routes_have_a_size_limit_and_memory_stays_bounded(tmp_path: 
         assert _rss(server) - before < 120 * MIB
     finally:
         server.stop()
+
+
+# Item 8: a push stores only lines that are JSON rows every reader can read back.
+
+BAD_LINES = {
+    "not JSON": b"{not json at all}",
+    "two values": b'{"a": 1}{"b": 2}',
+    "invalid UTF-8": b'{"prompt": "\xff\xfe"}',
+    "a NUL byte": b'{"prompt": "a\x00b"}',
+    "an escaped NUL": b'{"prompt": "a\\u0000b"}',
+    "a 5000-digit integer": b'{"prompt": "p", "n": ' + b"9" * 5000 + b"}",
+    "NaN": b'{"prompt": "p", "reward": NaN}',
+    "an infinite number": b'{"prompt": "p", "reward": 1e999}',
+    "100k-deep nesting": b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    "101-deep nesting": b'{"a": ' + b"[" * 100 + b"]" * 100 + b"}",
+    "wrong field types": b'{"prompt": "p", "steps": 5, "reward": 1}',
+    "a step of the wrong type": b'{"prompt": "p", "steps": ["call"]}',
+    "a string reward": b'{"prompt": "p", "reward": "high"}',
+    "an array": b"[1, 2]",
+}
+
+
+def _auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _push(server: Server, key: str, body: bytes, name: str = "set") -> requests.Response:
+    return requests.post(f"{server.url}/v1/datasets", params={"name": name}, data=body,
+                         headers=_auth(key), timeout=60)
+
+
+def test_item8_push_refuses_lines_that_are_not_json_rows(strict: Server) -> None:
+    key = strict.key("pusher")
+    good = b'{"prompt": "fine", "reward": 1.0, "steps": [{"tool": "t"}]}\n'
+    for what, line in BAD_LINES.items():
+        answer = _push(strict, key, good + line + b"\n" + good)
+        assert answer.status_code == 400, (what, answer.text)
+        assert answer.json()["message"].startswith("upload line 2:"), (what, answer.text)
+    listed = requests.get(f"{strict.url}/v1/datasets", headers=_auth(key), timeout=30).json()
+    assert listed["count"] == 0
+    assert strict.files("tmp") == []
+    # What is accepted reads back everywhere: preview, profile and a pull.
+    made = _push(strict, key, good * 3 + b'{"task_id": "t", "n": 18446744073709551615}\n')
+    assert made.status_code == 201, made.text
+    ds = made.json()["datasetId"]
+    for tail in ("/preview", "/profile"):
+        assert requests.get(f"{strict.url}/v1/datasets/{ds}{tail}", headers=_auth(key),
+                            timeout=30).status_code == 200
+    rows = zps.pull(ds, api_key=key, base_url=strict.url)
+    assert rows[-1]["n"] == 2**64 - 1
+
+
+# Item 9: run events are typed; what would break the run page is refused.
+
+def test_item9_run_events_that_would_break_the_run_page_are_refused(strict: Server) -> None:
+    key = strict.key("events")
+    url = f"{strict.url}/v1/runs"
+    run = requests.post(url, json={"name": "typed"}, headers=_auth(key), timeout=30).json()
+    events = f"{url}/{run['runId']}/events"
+    for bad, field in (({"kind": "holdout"}, "events[0].holdout.before"),
+                       ({"kind": "holdout", "before": 0.1, "after": "x", "verdict": "Better"},
+                        "events[0].holdout.after"),
+                       ({"kind": "delta", "report": "oops"}, "events[0].delta.report"),
+                       ({"kind": "delta", "report": {"metrics": {"pass": 3}}},
+                        "events[0].delta.report.metrics.pass"),
+                       ({"kind": "alarm", "name": "drift", "message": "m", "step": "later"},
+                        "events[0].alarm.step"),
+                       ({"kind": ""}, "events[0].other.kind")):
+        answer = requests.post(events, json={"events": [bad]}, headers=_auth(key), timeout=30)
+        assert answer.status_code == 400, (bad, answer.text)
+        assert answer.json()["message"].startswith(field), answer.text
+    fine = [{"kind": "holdout", "before": 0.4, "after": 0.6, "verdict": "Better"},
+            {"kind": "delta", "report": {"metrics": {"pass_at_1": {"before": 0.4}}}},
+            {"kind": "checkpoint", "path": "/ckpt/1", "anything": [1, {"x": None}]}]
+    answer = requests.post(events, json={"events": fine}, headers=_auth(key), timeout=30)
+    assert answer.json() == {"stored": 3, "skipped": 0}
+    found = requests.get(f"{url}/{run['runId']}", headers=_auth(key), timeout=30).json()
+    assert [e["kind"] for e in found["events"]] == ["holdout", "delta", "checkpoint"]
+    assert found["holdout_result"]["verdict"] == "Better"
+
+
+# Item 10: numbers and strings out of range get a 4xx naming the field, never a 500.
+
+def test_item10_out_of_range_inputs_get_4xx_naming_the_field(strict: Server) -> None:
+    key = strict.key("ranges")
+    auth = _auth(key)
+    base = strict.url
+    run = requests.post(f"{base}/v1/runs", json={"name": "r"}, headers=auth, timeout=30).json()
+    log = f"{base}/v1/runs/{run['runId']}/log"
+    big = 10**400
+    ds = _push(strict, key, b'{"prompt": "p"}\n').json()["datasetId"]
+    otlp = {"Content-Type": "application/json", **auth}
+    deep = b'{"resourceSpans": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    cases: list[tuple[str, str, dict[str, Any], str]] = [
+        ("GET", f"/v1/datasets/{ds}/parts/99999999999999999999", {}, "index"),
+        ("POST", "/v1/datasets/delete-empty?max_rows=100000000000000000000", {}, "max_rows"),
+        ("POST", "/v1/runs", {"json": {"name": "r", "total_steps": 1e30}}, "total_steps"),
+        ("POST", "/v1/runs", {"json": {"name": "r", "total_steps": 10**30}}, "integer"),
+        ("POST", log, {"json": {"points": [{"step": 1e30}]}}, "points[0].step"),
+        ("POST", log, {"json": {"points": [{"step": 1, "seq": 2**40}]}}, "points[0].seq"),
+        ("POST", log, {"json": {"points": [{"step": 1, "time": "noon"}]}}, "points[0].time"),
+        ("POST", log, {"data": json.dumps({"points": [{"step": 1, "loss": big}]}),
+                       "headers": {"Content-Type": "application/json"}}, "integer"),
+        ("POST", "/v1/scores", {"data": json.dumps({"scores": [{"traceId": "a", "value": big}]}),
+                                "headers": {"Content-Type": "application/json"}}, "integer"),
+        ("GET", "/v1/cuts?since=" + "9" * 320 + "d", {}, "since"),
+        ("GET", "/v1/cuts?holdout=nan", {}, "holdout"),
+        ("GET", "/v1/traces?offset=100000000000000000000", {}, "offset"),
+        ("GET", "/v1/runs?offset=100000000000000000000", {}, "offset"),
+        ("POST", "/v1/traces", {"data": b'{"resourceSpans": [{"resource": "x"}]}',
+                                "headers": otlp}, "resource"),
+        ("POST", "/v1/traces", {"data": deep, "headers": otlp}, "nested deeper"),
+    ]
+    for method, path, extra, named in cases:
+        headers = {**auth, **extra.pop("headers", {})}
+        url = path if path.startswith("http") else base + path
+        answer = requests.request(method, url, headers=headers, timeout=30, **extra)
+        assert 400 <= answer.status_code < 500, (path, answer.status_code, answer.text[:300])
+        assert named in answer.text, (path, answer.text[:300])
+    found = requests.get(f"{base}/v1/runs/{run['runId']}", headers=auth, timeout=30).json()
+    assert found["points"] == 0
+    assert requests.get(f"{base}/v1/runs", headers=auth, timeout=30).json()["total"] == 1
+
+
+# Item 11: purging an agent removes its traces too, and says how many.
+
+def test_item11_purging_an_agent_removes_its_traces(strict: Server) -> None:
+    key = strict.key("purger")
+    headers = {"Content-Type": "application/json", **_auth(key)}
+
+    def export(agent: str, count: int, first: int) -> None:
+        spans = [{"traceId": f"{first + i:032x}", "spanId": f"{first + i:016x}",
+                  "name": "chat", "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+                  "attributes": [{"key": "gen_ai.agent.name", "value": {"stringValue": agent}},
+                                 {"key": "gen_ai.operation.name",
+                                  "value": {"stringValue": "chat"}}]}
+                 for i in range(count)]
+        body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+        assert requests.post(f"{strict.url}/v1/traces", data=body, headers=headers,
+                             timeout=60).status_code == 200
+
+    export("doomed", 60, 1)
+    export("kept", 4, 1000)
+    agents = {a["agent"]: a for a in requests.get(f"{strict.url}/v1/agents",
+                                                  headers=headers, timeout=30).json()}
+    assert agents["doomed"]["traces"] == 60
+    dry = requests.delete(f"{strict.url}/v1/agents/doomed?dry_run=true", headers=headers,
+                          timeout=30).json()
+    assert (dry["traces"], dry["deleted"]) == (60, False)
+    gone = requests.delete(f"{strict.url}/v1/agents/doomed", headers=headers, timeout=30)
+    assert gone.json()["traces"] == 60
+    listed = requests.get(f"{strict.url}/v1/traces", headers=headers, timeout=30).json()
+    assert {t["agent"] for t in listed["traces"]} == {"kept"}
+    assert listed["total"] == 4
+    assert requests.get(f"{strict.url}/v1/cuts?agent=doomed", headers=headers,
+                        timeout=30).json()["prompts"] == 0
+    trace = requests.get(f"{strict.url}/v1/traces/{1:032x}", headers=headers, timeout=30)
+    assert trace.status_code == 404
+    assert requests.delete(f"{strict.url}/v1/agents/doomed", headers=headers,
+                           timeout=30).status_code == 404
+
+
+# Item 12: run ids tell nothing about other accounts; dataset references stay in the account.
+
+def test_item12_run_ids_and_dataset_references_stay_in_their_account(strict: Server) -> None:
+    alice, bob = strict.key("alice-12"), strict.key("bob-12")
+    url = f"{strict.url}/v1/runs"
+    mine = requests.post(url, json={"id": "run_shared", "name": "alice's"},
+                         headers=_auth(alice), timeout=30)
+    assert mine.status_code == 200
+    theirs = requests.post(url, json={"id": "run_shared", "name": "bob's"},
+                           headers=_auth(bob), timeout=30)
+    assert theirs.status_code == 200, theirs.text  # not 409 "taken": no oracle
+    assert theirs.json()["name"] == "bob's"
+    requests.post(f"{url}/run_shared/log", json={"points": [{"step": 1, "loss": 2.0}]},
+                  headers=_auth(bob), timeout=30)
+    kept = requests.get(f"{url}/run_shared", headers=_auth(alice), timeout=30).json()
+    assert (kept["name"], kept["points"]) == ("alice's", 0)
+
+    private = _push(strict, alice, b'{"prompt": "p"}\n', "private").json()["datasetId"]
+    public = _push(strict, alice, b'{"prompt": "p"}\n', "public").json()["datasetId"]
+    assert requests.post(f"{strict.url}/v1/datasets/{public}/publish", json={"agent": "a"},
+                         headers=_auth(alice), timeout=30).status_code == 200
+    own = _push(strict, bob, b'{"prompt": "p"}\n', "own").json()["datasetId"]
+    made_up = "ds_" + "0" * 24
+    answers = {}
+    for ref in (private, made_up):
+        answer = requests.post(url, json={"name": "x", "dataset_id": ref},
+                               headers=_auth(bob), timeout=30)
+        assert answer.status_code == 404
+        answers[ref] = answer.json()["message"].replace(ref, "ID")
+    assert answers[private] == answers[made_up]  # a foreign set looks exactly like none
+    assert requests.post(url, json={"name": "x", "holdout_id": private},
+                         headers=_auth(bob), timeout=30).status_code == 404
+    for ref in (own, public, "my-local-set.jsonl"):
+        assert requests.post(url, json={"name": "x", "dataset_id": ref}, headers=_auth(bob),
+                             timeout=30).status_code == 200

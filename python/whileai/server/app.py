@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import sqlalchemy as sa
 from fastapi import FastAPI, Request
@@ -76,10 +77,20 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _error(request, exc.status_code, code, str(exc.detail), extra=exc.headers)
 
 
+def _where(loc: Sequence[Any]) -> str:
+    """A validation error's location as a path: ``("body", "points", 0, "step")`` ->
+    ``points[0].step``; a query or path parameter says so (``offset (query)``)."""
+    head, *rest = loc or ("body",)
+    path = ""
+    for part in rest:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
+    return (path or "the body") if head == "body" else f"{path} ({head})"
+
+
 async def _invalid(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err.get('msg')}"
+        f"{_where(err.get('loc', ()))}: {str(err.get('msg')).removeprefix('Value error, ')}"
         for err in exc.errors()
     )
     return _error(request, 400, "bad_request", problems or "invalid request")

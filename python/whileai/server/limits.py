@@ -6,7 +6,10 @@ request that carries a body it
 1. on a route that needs a key, checks the key before the body is read (401), so a stranger
    cannot make the server read and parse hundreds of megabytes;
 2. refuses a declared ``Content-Length`` past the route's limit (413) before reading a byte;
-3. counts the body as the route reads it (413 once past the limit, however it is framed) and
+3. reads a JSON body whole (it is small: see below) and checks it with ``strict_json.loads``
+   before the route parses it (400 naming what is wrong: not UTF-8, a NUL, ``NaN``, a number
+   out of range, nesting past ``MAX_DEPTH``), so no route stores what a reader cannot read;
+4. counts the body as the route reads it (413 once past the limit, however it is framed) and
    gives it a deadline: each piece within ``read_timeout`` seconds, and the whole at
    ``min_body_rate`` bytes a second on average after the first ``read_timeout`` seconds (408
    and the connection closed otherwise), so a slow or stalled sender cannot hold a request
@@ -36,11 +39,13 @@ from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from whileai.server.errors import ApiError
+from whileai.server.errors import STATUS, ApiError, ErrorCode
 from whileai.server.services import Store
 from whileai.server.services.accounts import authenticate
+from whileai.server.services.strict_json import loads
 
-__all__ = ["MAX_JSON_BODY", "RequestLimits", "RouteLimits", "flat_routes", "route_limit"]
+__all__ = ["MAX_JSON_BODY", "BodyRefused", "RequestLimits", "RouteLimits", "flat_routes",
+           "route_limit"]
 
 # A JSON (or form) body is parsed whole into memory; the largest a client sends is a batch of
 # 10,000 scores or 500 run points, a few MB.
@@ -78,10 +83,55 @@ def flat_routes(routes: list[Any]) -> list[Any]:
 
 @dataclass(frozen=True, slots=True)
 class RouteLimits:
-    """What one route demands of a body: at most ``limit`` bytes; a key first when ``keyed``."""
+    """What one route demands of a body: at most ``limit`` bytes; a key first when ``keyed``;
+    ``parsed`` when the framework parses it (a JSON body is then checked first)."""
 
     limit: int
     keyed: bool
+    parsed: bool
+
+
+class BodyRefused(HTTPException):
+    """The body broke its limit or its deadline while the route read it (``code`` is the
+    ``ApiError`` code; an ``HTTPException`` so the framework's body reader lets it through)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(STATUS[code], message, headers=_CLOSE)
+        self.code: ErrorCode = code
+
+
+def _is_json(scope: Scope) -> bool:
+    """Whether the framework would parse this body as JSON (no type, or a JSON type)."""
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            media = value.split(b";", 1)[0].strip().lower()
+            return bool(media == b"application/json" or media.endswith(b"+json"))
+    return True
+
+
+async def _read_all(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise BodyRefused("bad_request", "the client went away before the body ended")
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` that gives ``body`` (read already) first."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replayed
 
 
 def _declared_length(scope: Scope) -> tuple[int | None, bool]:
@@ -138,12 +188,13 @@ class RequestLimits:
                 found = RouteLimits(
                     limit=route_limit(has_body_model=has_body or not isinstance(route, APIRoute),
                                       max_request_bytes=config.max_request_bytes),
-                    keyed=dependant is not None and _needs_key(dependant, self.key_dependency))
+                    keyed=dependant is not None and _needs_key(dependant, self.key_dependency),
+                    parsed=has_body)
                 self._known[id(route)] = found
             return found
         return RouteLimits(limit=route_limit(has_body_model=True,
                                              max_request_bytes=config.max_request_bytes),
-                           keyed=False)
+                           keyed=False, parsed=False)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, exc: ApiError) -> None:
         response = await self.render(Request(scope, receive), exc)
@@ -170,7 +221,20 @@ class RequestLimits:
                 "too_large", f"the request holds {declared} bytes; this route takes at most "
                              f"{limits.limit} (whileai serve --max-request-bytes)"))
             return
-        await self.app(scope, _timed_receive(receive, limits.limit, self.store), send)
+        timed = _timed_receive(receive, limits.limit, self.store)
+        if limits.parsed and _is_json(scope):
+            try:
+                body = await _read_all(timed)
+                if body.strip():
+                    await run_in_threadpool(loads, body, where="the request body")
+            except BodyRefused as exc:
+                await self._refuse(scope, receive, send, ApiError(exc.code, str(exc.detail)))
+                return
+            except ApiError as exc:
+                await self._refuse(scope, receive, send, exc)
+                return
+            timed = _replay(body, receive)
+        await self.app(scope, timed, send)
 
 
 def _timed_receive(receive: Receive, limit: int, store: Store) -> Receive:
@@ -191,16 +255,14 @@ def _timed_receive(receive: Receive, limit: int, store: Store) -> Receive:
                 raise TimeoutError
             message = await asyncio.wait_for(receive(), wait)
         except (TimeoutError, asyncio.TimeoutError):
-            raise HTTPException(408, f"the body did not arrive in time ({received} bytes in "
-                                     f"{time.monotonic() - start:.0f} s; a body must keep "
-                                     f"up {config.min_body_rate} bytes/s)",
-                                headers=_CLOSE) from None
+            raise BodyRefused("timeout", f"the body did not arrive in time ({received} bytes "
+                                         f"in {time.monotonic() - start:.0f} s; a body must "
+                                         f"keep up {config.min_body_rate} bytes/s)") from None
         if message["type"] == "http.request":
             received += len(message.get("body", b""))
             if received > limit:
-                raise HTTPException(413, f"the body passed {limit} bytes, the most this route "
-                                         "takes (whileai serve --max-request-bytes)",
-                                    headers=_CLOSE)
+                raise BodyRefused("too_large", f"the body passed {limit} bytes, the most this "
+                                               "route takes (whileai serve --max-request-bytes)")
             done = not message.get("more_body", False)
         else:
             done = True

@@ -33,9 +33,12 @@ def _signin() -> Response:
     return RedirectResponse("/signin", status_code=303)
 
 
+MAX_PAGE = (2**31 - 1) // PAGE_SIZE  # a page past it would ask SQL for an offset it refuses
+
+
 def _page_no(request: Request) -> int:
     raw = request.query_params.get("page", "0")
-    return int(raw) if raw.isdigit() else 0
+    return min(int(raw), MAX_PAGE) if raw.isdigit() and len(raw) < 12 else 0
 
 
 def _link(href: str, text: str) -> Html:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -120,7 +120,7 @@ async def receive(request: Request, store: StoreDep, account: CurrentAccount) ->
 @router.get("/traces", summary="Your traces, newest first")
 def list_traces(store: StoreDep, account: CurrentAccount, agent: str | None = None,
                 limit: int = Query(100, ge=1, le=1000),
-                offset: int = Query(0, ge=0)) -> dict[str, Any]:
+                offset: int = Query(0, ge=0, le=2**31 - 1)) -> dict[str, Any]:
     """A page of traces with their prompt, agent and scores; ``genai`` and ``raw`` counts."""
     return traces.list_traces(store, account, agent=agent, limit=limit, offset=offset)
 
@@ -148,8 +148,10 @@ _CUT_PARAMS = {"agent", "since", "holdout", "band_lo", "band_hi"}
 
 @router.get("/cuts", summary="What a cut of your traces would hold")
 def cuts_report(request: Request, store: StoreDep, account: CurrentAccount,
-                agent: str | None = None, since: str = "all", holdout: float | None = None,
-                band_lo: float | None = None, band_hi: float | None = None) -> dict[str, Any]:
+                agent: str | None = None, since: str = "all",
+                holdout: float | None = Query(None, ge=0, le=1),
+                band_lo: float | None = Query(None, ge=0, le=1),
+                band_hi: float | None = Query(None, ge=0, le=1)) -> dict[str, Any]:
     """Other query parameters are trace filters (``model``, ``tool``, ``measure``)."""
     filters = {k: v for k, v in request.query_params.items() if k not in _CUT_PARAMS}
     band = None if band_lo is None and band_hi is None else (
@@ -158,14 +160,17 @@ def cuts_report(request: Request, store: StoreDep, account: CurrentAccount,
                             holdout=holdout, filters=filters)
 
 
+Share = Annotated[float, Field(ge=0, le=1)]
+
+
 class CutIn(BaseModel):
     """``POST /v1/cuts``: make the train and holdout datasets of a cut."""
 
     agent: str | None = None
     kind: str = "rl"
     since: str = "all"
-    holdout: float | None = None
-    band: tuple[float, float] | None = None
+    holdout: float | None = Field(default=None, ge=0, le=1)
+    band: tuple[Share, Share] | None = None
     name: str | None = None
     filters: dict[str, Any] = Field(default_factory=dict)
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from whileai.server.errors import ApiError
+from whileai.server.services.strict_json import loads
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
 
 __all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response", "encode_status",
@@ -183,10 +184,7 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
                                           f"ExportTraceServiceRequest ({exc})") from None
         return _from_proto(request)
     if kind in ("application/json", ""):
-        try:
-            export = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ApiError("bad_request", f"the body is not JSON ({exc})") from None
+        export = loads(body, where="the OTLP/JSON body")
         if not isinstance(export, dict) or not isinstance(export.get("resourceSpans", []), list):
             raise ApiError("bad_request", "an OTLP/JSON body is an object with a "
                                           "resourceSpans list")
@@ -204,7 +202,10 @@ def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[s
     for r, resource_spans in enumerate(export.get("resourceSpans") or []):
         if not isinstance(resource_spans, dict):
             raise ApiError("bad_request", f"resourceSpans[{r}] is not an object")
-        raw = (resource_spans.get("resource") or {}).get("attributes") or {}
+        resource = resource_spans.get("resource") or {}
+        if not isinstance(resource, dict):
+            raise ApiError("bad_request", f"resourceSpans[{r}].resource is not an object")
+        raw = resource.get("attributes") or {}
         attrs = decode_attributes(raw)
         for s, scope in enumerate(resource_spans.get("scopeSpans") or []):
             spans = scope.get("spans") if isinstance(scope, dict) else None

@@ -321,9 +321,9 @@ def since_cutoff(since: str) -> float | None:
         return None
     units = {"m": 60, "h": 3600, "d": 86400}
     number, unit = since[:-1], since[-1:]
-    if unit not in units or not number.isdigit():
-        raise ApiError("bad_request", f"since must be 'all' or like '24h', '7d', '30m'; got "
-                                      f"{since!r}")
+    if unit not in units or not number.isdigit() or len(number) > 9:
+        raise ApiError("bad_request", f"since must be 'all' or like '24h', '7d', '30m' (at "
+                                      f"most 9 digits); got {since[:40]!r}")
     return time.time() - int(number) * units[unit]
 
 
