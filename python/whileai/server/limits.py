@@ -1,6 +1,7 @@
 """Limits that hold before a route does any work: body size, body time, and the key.
 
-``RequestLimits`` is the ASGI middleware every request passes through on its way in. For a
+``RequestLimits`` is the ASGI middleware every request passes through on its way in. It refuses a
+URL with a NUL character (nothing is named by one, and PostgreSQL text cannot hold it); for a
 request that carries a body it
 
 1. on a route that needs a key, checks the key before the body is read (401), so a stranger
@@ -204,6 +205,10 @@ class RequestLimits:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if "\x00" in scope["path"] or b"%00" in scope["query_string"]:
+            await self._refuse(scope, receive, send, ApiError(
+                "bad_request", "the URL holds a NUL character (%00), which names nothing"))
             return
         declared, has_body = _declared_length(scope)
         if not has_body:
