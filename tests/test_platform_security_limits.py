@@ -299,6 +299,12 @@ def test_item10_out_of_range_inputs_get_4xx_naming_the_field(strict: Server) -> 
         ("POST", "/v1/traces", {"data": b'{"resourceSpans": [{"resource": "x"}]}',
                                 "headers": otlp}, "resource"),
         ("POST", "/v1/traces", {"data": deep, "headers": otlp}, "nested deeper"),
+        ("PUT", "/v1/agents/" + "a" * 201, {"json": {}}, "at most 200 characters"),
+        ("POST", "/v1/datasets?name=n&agent=" + "a" * 201, {"data": b'{"prompt": "p"}\n'},
+         "at most 200 characters"),
+        ("POST", "/v1/datasets?name=n&mode=" + "m" * 41, {"data": b'{"prompt": "p"}\n'},
+         "at most 40 characters"),
+        ("GET", "/v1/datasets?name=%00", {}, "NUL"),
     ]
     for method, path, extra, named in cases:
         headers = {**auth, **extra.pop("headers", {})}
@@ -309,6 +315,15 @@ def test_item10_out_of_range_inputs_get_4xx_naming_the_field(strict: Server) -> 
     found = requests.get(f"{base}/v1/runs/{run['runId']}", headers=auth, timeout=30).json()
     assert found["points"] == 0
     assert requests.get(f"{base}/v1/runs", headers=auth, timeout=30).json()["total"] == 1
+    # A span naming an agent longer than a name may be is rejected, the others stored.
+    spans = [{"traceId": f"{i:032x}", "spanId": f"{i:016x}", "name": "s", "attributes": [
+        {"key": "gen_ai.agent.name", "value": {"stringValue": name}}]}
+        for i, name in ((1, "a" * 201), (2, "fine"))]
+    answer = requests.post(f"{base}/v1/traces", headers=otlp, timeout=30, data=json.dumps(
+        {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    assert answer.json()["partialSuccess"]["rejectedSpans"] == "1"
+    listed = requests.get(f"{base}/v1/traces", headers=auth, timeout=30).json()
+    assert [t["agent"] for t in listed["traces"]] == ["fine"]
 
 
 # Item 11: purging an agent removes its traces too, and says how many.
