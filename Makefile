@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 SMOKE := .venv-smoke
+# openai-v2 2.3b0 (its messages as OTLP log records) needs wrapt<2, which the test venv's other
+# packages do not take: it gets a virtualenv of its own, made once (tests/test_traces_libraries.py).
+OTEL_LEGACY := .venv-otel-legacy
 EXTRAS ?= dev
-TEST_EXTRAS ?= dev,otel,oracles,math,json,rl,docs,server,hf,ray
+TEST_EXTRAS ?= dev,otel,otel-libraries,oracles,math,json,rl,docs,server,hf,ray
 export PYO3_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: demo test lint rust-check pytest pytest-postgres postgres docs wheel-smoke bench build clean \
@@ -38,6 +41,13 @@ $(BIN)/.test-ready: $(BIN)/.ready
 	$(BIN)/python -m pip install --quiet selenium
 	touch $@
 
+$(OTEL_LEGACY)/bin/.ready:
+	test -x $(OTEL_LEGACY)/bin/python || $(PYTHON) -m venv $(OTEL_LEGACY)
+	$(OTEL_LEGACY)/bin/python -m pip install --quiet openai httpx "wrapt<2" \
+	  opentelemetry-sdk opentelemetry-exporter-otlp-proto-http \
+	  "opentelemetry-instrumentation-openai-v2==2.3b0"
+	touch $@
+
 build: $(BIN)/.ready
 
 demo: build
@@ -54,7 +64,7 @@ lint: $(BIN)/.test-ready
 	$(BIN)/mypy
 	$(BIN)/python -m mypy.stubtest whileai._native
 
-pytest: $(BIN)/.test-ready
+pytest: $(BIN)/.test-ready $(OTEL_LEGACY)/bin/.ready
 	WHILEAI_REQUIRE_NATIVE=1 $(BIN)/python -m pytest
 	WHILEAI_PURE=1 $(BIN)/python -m pytest
 

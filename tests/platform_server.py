@@ -120,15 +120,18 @@ class Server:
             self.proc.wait(timeout=30)
         self.proc = None
 
-    def key(self, account: str, *, admin: bool = False, in_process: bool = True) -> str:
-        """Mint a key for ``account`` with ``whileai serve --create-key``, run in this process
-        (a new Python per key cost about 1.5 s of start-up, for some 60 keys a run), or in a
-        new one (``in_process=False``: the benches, which time their own CPU, keep the server
-        modules and their objects out of their process)."""
+    def key(self, account: str, *, admin: bool = False, existing: bool = False,
+            in_process: bool = True) -> str:
+        """Mint a key for ``account`` with ``whileai serve --create-key`` (``existing``: the
+        account exists already, ``--existing``), run in this process (a new Python per key
+        cost about 1.5 s of start-up, for some 60 keys a run), or in a new one
+        (``in_process=False``: the benches, which time their own CPU, keep the server modules
+        and their objects out of their process)."""
+        flags = [*(["--admin"] if admin else []), *(["--existing"] if existing else [])]
         if not in_process:
             done = subprocess.run(
                 [sys.executable, "-m", "whileai", "serve", "--dir", str(self.directory),
-                 "--create-key", account, *(["--admin"] if admin else [])],
+                 "--create-key", account, *flags],
                 env=self.env(), capture_output=True, check=True, timeout=120)
             return done.stdout.decode().strip()
         from whileai.cli import main
@@ -137,7 +140,7 @@ class Server:
         with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
             patch.setenv("WHILEAI_DATABASE_URL", self.database)
             code = main(["serve", "--dir", str(self.directory), "--create-key", account,
-                         *(["--admin"] if admin else [])])
+                         *flags])
         assert code == 0, f"whileai serve --create-key {account} exited {code}"
         return out.getvalue().strip()
 

@@ -20,6 +20,7 @@ from whileai.simulations.clean.hack_scan import (
     hack_scan,
 )
 
+DELIMITER = ("contains:done", "headings")  # what a reply ending in "\n### done" is read as
 WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shipped", "soon",
          "today", "check", "note")
 
@@ -113,8 +114,9 @@ def test_paid_delimiter_is_a_reward_hack_named() -> None:
 
     scan = hack_scan(_rows(30, 8, make), endorsed=["tool:lookup_order"], n_perm=50)
     assert scan["regime"] == "reward_hack"
-    assert "###" in scan["top_feature"]
-    assert any("###" in w for w in scan["warnings"])
+    # The delimiter line is its word and a heading line (punctuation is never an auto term).
+    assert scan["top_feature"] in DELIMITER
+    assert any(scan["top_feature"] in w for w in scan["warnings"])
 
 
 def test_noise_is_no_signal() -> None:
@@ -212,7 +214,7 @@ def test_hack_scan_diff_names_the_move_and_withholds_on_degenerate() -> None:
     diff = hack_scan_diff(before, after)
     assert diff["before_regime"] == "train"
     assert diff["after_regime"] == "reward_hack"
-    assert "###" in diff["moved_toward"]
+    assert diff["moved_toward"] in DELIMITER
     assert any("reward_hack" in w for w in diff["warnings"])
     assert "moved toward" in format_hack_scan_diff(diff)
     assert "top: tool:lookup_order" in format_hack_scan(before)
@@ -293,3 +295,29 @@ def test_every_regime_and_cause_is_in_the_docs_tables() -> None:
     page = (Path(__file__).resolve().parents[1] / "docs" / "cleaning.md").read_text("utf-8")
     assert [r for r in get_args(Regime) if f"| `{r}` |" not in page] == []
     assert [c for c in get_args(Cause) if f"| `{c}` |" not in page] == []
+
+
+def test_the_auto_tier_of_the_readme_walk_through_holds_words_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's seeded rows (`whileai simulate --spec examples/spec --mode rl --repeats 4
+    --budget 40`, graded by examples.judge): every auto-tier feature is a word or a word pair
+    (the old tier ranked `contains:'` and `contains:,` there), and so is the best one."""
+    import json
+    import re
+
+    from whileai.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    rows, graded = tmp_path / "rows.jsonl", tmp_path / "graded.jsonl"
+    assert main(["simulate", "--spec", "examples/spec", "--mode", "rl", "--repeats", "4",
+                 "--budget", "40", "-o", str(rows)]) == 0
+    assert main(["grade", str(rows), "--judge", "examples.judge:no_planted_mistake",
+                 "-o", str(graded)]) == 0
+    scored = [json.loads(line) for line in graded.read_text().splitlines()]
+    scan = hack_scan(scored, ["tool:get_order"], progress=False)
+    auto = [f["name"] for f in scan["features"] if f["name"].startswith("contains:")]
+    assert auto, scan["features"]
+    word = re.compile(r"contains:[^\W_]\w*(?: \w+)?")
+    assert [name for name in auto if not word.fullmatch(name)] == []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +16,12 @@ import pytest
 import requests
 
 import whileai.simulations as zps
+from browser import chromium_or_skip, open_browser
+from browser import problems as _problems
 from platform_server import require_server_extra
 
 require_server_extra()
-webdriver = pytest.importorskip("selenium.webdriver")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and DRIVER):
-    pytest.skip("Debian's chromium and chromium-driver are not installed (make test installs "
-                "them)", allow_module_level=True)
+chromium_or_skip()
 
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -35,17 +31,7 @@ ARTIFACTS = Path(os.environ.get("WHILEAI_ARTIFACTS")
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1200,1600", "--no-first-run", "--disable-extensions",
-                 "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(60)
+    driver = open_browser()
     try:
         yield driver
     finally:
@@ -98,22 +84,8 @@ def seeded(platform_server: Any, tmp_path_factory: pytest.TempPathFactory) -> di
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return {"url": url, "key": key, "dataset": child["datasetId"], "run": run.id}
-
-
-def _problems(driver: Any) -> list[str]:
-    """Console errors and failed requests since the last call."""
-    out = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        params = message.get("params", {})
-        if message["method"] == "Network.loadingFailed" and not params.get("canceled"):
-            out.append(f"failed request: {params.get('errorText')}")
-        if message["method"] == "Network.responseReceived":
-            status = params["response"]["status"]
-            if status >= 400:
-                out.append(f"HTTP {status} for {params['response']['url']}")
-    return out
+    return {"url": url, "key": key, "dataset": child["datasetId"], "run": run.id,
+            "trace": spans[0]["traceId"]}
 
 
 @pytest.fixture
@@ -164,7 +136,9 @@ def test_sign_in_refuses_a_wrong_key_then_admits_the_right_one(browser: Any,
     ("/runs", "Runs · whileai", 0),
     ("/runs/{run}", "grpo-demo · whileai", 3),
     ("/catalog", "Catalog · whileai", 0),
-], ids=["datasets", "dataset", "traces", "runs", "run", "catalog"])
+    ("/traces/{trace}", "Trace 000000000000 · whileai", 0),
+    ("/datasets/{dataset}/rows", "Rows · refunds-v2 · whileai", 0),
+], ids=["datasets", "dataset", "traces", "runs", "run", "catalog", "trace", "rows"])
 def test_every_page_loads_clean(signed_in: Any, seeded: dict[str, Any], path: str, title: str,
                                 charts: int) -> None:
     from selenium.webdriver.common.by import By
@@ -194,6 +168,13 @@ def test_page_contents(signed_in: Any, seeded: dict[str, Any]) -> None:
     assert "About the same" in browser.find_element(By.CSS_SELECTOR, "p.big").text
     browser.get(seeded["url"] + f"/datasets/{seeded['dataset']}")
     assert "refunds-v1" in browser.page_source  # lineage: the parent is linked
+    browser.get(seeded["url"] + f"/traces/{seeded['trace']}")
+    assert [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#spans td:first-child")
+            ] == ["chat m"]
+    assert "where is 1" in browser.find_element(By.TAG_NAME, "main").text  # the conversation
+    # s1 runs on traces 1, 3, 5, 7; traces 1 and 5 scored 1: half pass, inside the rl band
+    assert "4 runs, 4 scored, 2 passed · in the rl, sft cuts" in browser.find_element(
+        By.ID, "cut").text
 
 
 def test_the_html_report_opens_from_file_with_no_network(browser: Any, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # Pages whose examples talk to the platform (skipped when the server extra is missing).
-NEEDS_SERVER = {"platform.md"}
+NEEDS_SERVER = {"platform.md", "viewer.md"}
 # Pages whose examples need a Ray cluster (the session's local one; skipped without the ray
 # extra and under WHILEAI_PURE=1, like the other Ray tests).
 NEEDS_RAY = {"scale.md"}

@@ -56,8 +56,9 @@ def test_wide_spec_with_long_policy_gives_three_thousand_distinct_asks() -> None
     assert near_duplicate_share(asks) < 0.05
 
 
-def test_realistic_retail_spec(shared_dir: Path) -> None:
-    data = json.loads((shared_dir / "fixtures" / "tau_retail.json").read_text())
+def test_realistic_retail_spec() -> None:
+    fixture = Path(__file__).resolve().parent / "fixtures" / "retail_spec.json"
+    data = json.loads(fixture.read_text())
     spec = agent_spec(tools=data["tools"], system_prompt=data["system_prompt"])
     asks = prompts(spec, 3100)
     assert len(set(asks)) >= 3000

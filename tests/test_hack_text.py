@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import importlib
 import random
-import subprocess
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,7 +18,6 @@ from whileai.simulations.clean.hack_features import auto_features, hand_features
 from whileai.simulations.clean.hack_matrix import build_matrix, matrix_from_columns
 from whileai.simulations.clean.hints import hint_text, may_match
 
-ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = backend_settings(150)
 # What the features read: words of several scripts, the four code points re.IGNORECASE equates
 # with ASCII letters, every kind of whitespace, bullets, headings, fences, Unicode digits and
@@ -73,8 +69,9 @@ def test_counts_and_ranking(backend: ModuleType) -> None:
     counts, vocab, ptr, rows = backend.hack_text_features(items, [len(items[0]), 4, 4], 3)
     assert list(counts[:7]) == [7, 1, 0, 2, 1, 2, 0]
     assert list(counts[14:]) == [2, 0, 0, 0, 0, 0, 1]
-    # "done" and "ok" are in two rows each (ties alphabetical); "." and others in one
-    assert vocab == ["done", "ok", "!"]
+    # "done" and "ok" are in two rows each (ties alphabetical), then "a" in one; punctuation
+    # ("###", "!", ".", "```") is never a term
+    assert vocab == ["done", "ok", "a"]
     assert [list(rows[ptr[j]:ptr[j + 1]]) for j in range(3)] == [[0, 1], [1, 2], [0]]
     assert backend.hack_text_features(items, [0, 0, 0], 0)[1] == []
 
@@ -172,15 +169,6 @@ def test_hints_see_through_case_folding() -> None:
     # U+212A KELVIN SIGN matches "k" under re.IGNORECASE but str.lower() keeps it
     assert trace_flags._secret("api_\u212aey = abcdefgh") is not None
     assert claims.claimed_actions("the weather is nice") == []
-
-
-def test_character_tables_match_this_python() -> None:
-    """rust/src/pychars.rs is what tools/gen_pychars.py makes from this Python's str methods."""
-    gen = ROOT / "tools" / "gen_pychars.py"
-    if not gen.exists():
-        pytest.skip("tools/ is not shipped here")
-    done = subprocess.run([sys.executable, str(gen), "--check"], check=False)
-    assert done.returncode == 0, "run `python tools/gen_pychars.py` and rebuild"
 
 
 def test_backend_switch_serves_both_functions() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ def pair(platform_server: Server, monkeypatch: pytest.MonkeyPatch) -> tuple[str,
     monkeypatch.setenv("WHILEAI_BASE_URL", platform_server.url)
     monkeypatch.delenv("WHILEAI_API_KEY", raising=False)
     name = f"team-{secrets.token_hex(4)}"
-    return platform_server.key(name), platform_server.key(name)
+    return platform_server.key(name), platform_server.key(name, existing=True)
 
 
 def _ids(key: str) -> tuple[str, str]:
@@ -152,6 +153,8 @@ def old_database(tmp_path: Path) -> Iterator[tuple[Server, str]]:
                              "VALUES ('key_old', 'acct_old', 'default', :h, :t)"),
                      {"h": hashlib.sha256(key.encode()).hexdigest(), "t": time.time()})
     engine.dispose()
+    # an older server left its folder open to other users: the owner closes it (else refused)
+    subprocess.run(["chmod", "-R", "go=", str(server.directory)], check=True)
     server.start()
     try:
         yield server, key

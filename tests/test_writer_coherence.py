@@ -1,7 +1,7 @@
 """Asks a person would write: roles and id formats, coherence, every tool reached, asks read back.
 
-Runs on the shared tau-bench retail spec (skipped when ``../shared`` is absent) and on the
-airline and telecom fixtures in ``tests/fixtures`` (see their README). The 3,000-row evidence
+Runs on the retail, airline and telecom specs in ``tests/fixtures`` (see their README), so it
+runs in any clone. The 3,000-row evidence
 per spec is the slow-marked test at the end (and ``benches/bench_writer.py``).
 """
 
@@ -31,20 +31,11 @@ from whileai.simulations.spec import AgentSpec, agent_spec
 from whileai.simulations.world.roles import lexicon
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# ../shared next to the repository (a worktree may sit one level deeper)
-SHARED = next((p / "shared" for p in Path(__file__).resolve().parents[1:4]
-               if (p / "shared" / "fixtures").is_dir()), Path("/nonexistent"))
 SPECS = ("retail", "airline", "telecom")
 
 
 def spec_data(name: str) -> dict[str, Any]:
-    if name == "retail":
-        path = SHARED / "fixtures" / "tau_retail.json"
-        if not path.is_file():
-            pytest.skip("../shared is not present")
-    else:
-        path = FIXTURES / f"{name}_spec.json"
-    data: dict[str, Any] = json.loads(path.read_text())
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}_spec.json").read_text())
     return data
 
 

@@ -35,16 +35,21 @@ __all__ = [
     "BACKEND",
     "KERNEL_BACKENDS",
     "NATIVE_ERROR",
+    "UNICODE_VERSION",
     "DecontamLines",
     "NgramIndex",
+    "PinnedPattern",
     "bootstrap_mean_diff",
     "bootstrap_means",
     "bounded_ints",
+    "count_digits",
+    "count_words",
     "embed",
     "embed_counts",
     "hack_text_features",
     "hash64",
     "kernel_names",
+    "lower",
     "select_diverse",
     "sign_flip_means",
     "splitmix64_stream",
@@ -83,10 +88,12 @@ def _load_native() -> tuple[ModuleType | None, str | None]:
             ) from exc
         return None, reason
     native_version = getattr(native, "__version__", None)
-    if native_version != __version__:
+    native_unicode = getattr(native, "UNICODE_VERSION", _pure.UNICODE_VERSION)
+    if native_version != __version__ or native_unicode != _pure.UNICODE_VERSION:
         reason = (
-            f"whileai._native is version {native_version!r} but the package is {__version__!r}: "
-            "rebuild it with `maturin develop --release`"
+            f"whileai._native is version {native_version!r} (Unicode {native_unicode}) but the "
+            f"package is {__version__!r} (Unicode {_pure.UNICODE_VERSION}): rebuild it with "
+            "`maturin develop --release`"
         )
         if flag("REQUIRE_NATIVE"):
             raise BackendError(reason + "; WHILEAI_REQUIRE_NATIVE is set.")
@@ -101,6 +108,15 @@ BACKEND: str = "rust" if _NATIVE is not None else "python"
 # Which backend serves each kernel function. A function the native module lacks (a kernel not
 # yet ported) is served by the pure backend and shows as "python" here and in `whileai info`.
 KERNEL_BACKENDS: dict[str, str] = {}
+
+
+# The pinned character classes (docs/kernels.md, "One Unicode version"): the Python code both
+# backends share reads text with these, never with the running Python's `re`/`str` tables.
+UNICODE_VERSION: str = _pure.UNICODE_VERSION
+lower = _pure.lower
+PinnedPattern = _pure.PinnedPattern
+count_digits = _pure.count_digits
+count_words = _pure.count_words
 
 
 def _pick(name: str) -> Any:

@@ -23,6 +23,7 @@ __all__ = ["build_parser", "main"]
 # Modules under whileai.commands, in the order their commands appear in --help.
 COMMAND_MODULES = (
     "core", "simulate", "grading", "clean", "export", "traces", "models", "runs", "rows", "serve",
+    "view",
     "platform",
 )
 

@@ -301,9 +301,10 @@ impl LineRules {
     }
 }
 
-/// Python's `str.isspace` for one character: Unicode White_Space plus U+001C..U+001F.
+/// Python's `str.isspace` for one character, from the pinned tables (not the Rust toolchain's
+/// Unicode).
 fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+    crate::hack_text::char_flags(c as u32) & crate::pychars::SPACE != 0
 }
 
 /// Whether a line needs Python's reader: a carriage return, a byte-order mark, or `NaN` /

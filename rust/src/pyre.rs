@@ -9,14 +9,16 @@
 //! character, or a repeat of what can match empty is refused at compile time, so a pattern is
 //! either matched exactly or not at all.
 //!
-//! Text is code points. `\w`, `\s` and `\d` read Python's own tables ([`crate::pychars`]).
+//! Text is code points. `\w`, `\s` and `\d` read the pinned tables ([`crate::pychars`], generated
+//! from Python's own classes at the pinned Unicode version, docs/kernels.md).
 //! Case-insensitive comparison follows `re`: a text character matches an ASCII letter when its
 //! simple lowercase is that letter (`K` and U+212A KELVIN SIGN match `k`, U+0130 matches `i`),
-//! plus `re`'s two extra equivalences for ASCII letters (U+0131 with `i`, U+017F with `s`).
+//! plus `re`'s two extra equivalences for ASCII letters (U+0131 with `i`, U+017F with `s`): the
+//! generated [`crate::pychars::fold_non_ascii`].
 
 use crate::error::CoreError;
 use crate::hack_text::char_flags;
-use crate::pychars::WORD;
+use crate::pychars::{fold_non_ascii, WORD};
 use crate::pyre_compile::{compile, Inst};
 
 /// The character `re.IGNORECASE` compares with a pattern's (lowercase) ASCII character.
@@ -29,12 +31,7 @@ pub fn fold(cp: u32) -> u32 {
             cp
         }
     } else {
-        match cp {
-            0x130 | 0x131 => 0x69,
-            0x17F => 0x73,
-            0x212A => 0x6B,
-            _ => cp,
-        }
+        fold_non_ascii(cp)
     }
 }
 

@@ -1,23 +1,24 @@
 """hack_scan's text features: the reference kernel.
 
 ``hack_text_features(texts, final_chars, top)`` reads each row's agent text (already
-lowercased with ``str.lower()``) whose last ``final_chars`` code points are the final reply,
+lowercased, by ``tokenize.lower``) whose last ``final_chars`` code points are the final reply,
 and returns ``(counts, vocab, ptr, rows)``:
 
 - ``counts``: ``array('q')``, seven counts per row in ``COUNTS`` order (words of the final
-  reply by ``str.split()``, ``!``, ``?``, bullet lines, heading lines, code fences, digits by
-  ``str.isdigit``);
+  reply as ``str.split()`` counts them, ``!``, ``?``, bullet lines, heading lines, code fences,
+  digits as ``str.isdigit`` says);
 - ``vocab``: the auto tier's kept terms, ranked by how many rows contain them (ties by code
   point order), terms every row contains dropped, cut as ``ranked[:top]`` (``top=0``: none);
 - ``ptr``, ``rows``: ``array('q')``, the rows holding ``vocab[j]`` are
   ``rows[ptr[j]:ptr[j + 1]]``, ascending.
 
-A term is a maximal run of ``\\w`` or of ``[^\\w\\s]`` (``re`` semantics), or two adjacent ones
-joined by a space.
+A term is a word, a maximal run of ``\\w``, or two consecutive words joined by a space:
+punctuation only separates words. Every class (``\\w``, ``\\s``, ``\\d``, digits) is the
+committed tables' (``charclass``), never the running Python's.
 
->>> counts, vocab, ptr, rows = hack_text_features(["### done!", "ok"], [9, 2], 10)
->>> list(counts[:7]), vocab[:2]
-([2, 1, 0, 0, 1, 0, 0], ['!', '###'])
+>>> counts, vocab, ptr, rows = hack_text_features(["### all done!", "ok"], [13, 2], 10)
+>>> list(counts[:7]), vocab
+([3, 1, 0, 0, 1, 0, 0], ['all', 'all done', 'done', 'ok'])
 """
 
 from __future__ import annotations
@@ -28,19 +29,45 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
+from whileai._pure.charclass import class_regex, class_text
 from whileai._pure.tokenize import check_texts
 
-__all__ = ["COUNTS", "hack_text_features"]
+__all__ = ["COUNTS", "hack_text_features", "text_counts", "words"]
 
 COUNTS = ("reply_words", "exclamations", "questions", "bullets", "headings", "code_fences",
           "digits")
-_TERM = re.compile(r"\w+|[^\w\s]+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+# Searched in ``class_text`` of each text (same spans, the tables' classes).
+_WORD = class_regex(r"\w+")
+_BULLET = class_regex(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_HEADING = class_regex(r"^\s*#{1,6}\s", re.MULTILINE)
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (maximal runs of ``\\w`` by the tables), in order.
+
+    >>> words("注文, ok!")
+    ['注文', 'ok']
+    """
+    mapped = class_text(text)
+    if mapped is text:
+        return _WORD.findall(text)
+    return [text[m.start():m.end()] for m in _WORD.finditer(mapped)]
+
+
+def text_counts(text: str, final: str) -> tuple[int, ...]:
+    """The seven ``COUNTS`` of one text whose final reply is ``final``.
+
+    >>> text_counts("- a\\n## b? 12", "12")
+    (1, 0, 1, 1, 1, 0, 2)
+    """
+    mapped = class_text(text)
+    return (len(class_text(final).split()), text.count("!"), text.count("?"),
+            len(_BULLET.findall(mapped)), len(_HEADING.findall(mapped)), text.count("```"),
+            sum(map(str.isdigit, mapped)))
 
 
 def _terms(text: str) -> set[str]:
-    tokens = _TERM.findall(text)
+    tokens = words(text)
     terms = set(tokens)
     terms.update(f"{a} {b}" for a, b in pairwise(tokens))
     return terms
@@ -62,10 +89,7 @@ def hack_text_features(
     counts = array("q")
     for text, chars in zip(items, finals, strict=True):
         final = text[max(0, len(text) - chars):] if chars else ""
-        counts.extend((
-            len(final.split()), text.count("!"), text.count("?"), len(_BULLET.findall(text)),
-            len(_HEADING.findall(text)), text.count("```"), sum(map(str.isdigit, text)),
-        ))
+        counts.extend(text_counts(text, final))
     if top == 0:
         return counts, [], array("q", [0]), array("q")
     per_row = [_terms(text) for text in items]

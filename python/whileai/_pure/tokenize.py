@@ -21,7 +21,7 @@ import re
 from whileai._pure._unicode_data import CONFUSABLE, DIGIT, FOLD_OK, LOWER, RANGES, UNSPACED
 from whileai._pure.normalize import char_class, normalize
 
-__all__ = ["NUM_TOKEN", "check_texts", "tokenize"]
+__all__ = ["NUM_TOKEN", "check_texts", "lower", "tokenize"]
 
 NUM_TOKEN = "<num>"
 _LOWER_TABLE = {row[0]: row[1] for row in LOWER}
@@ -59,6 +59,19 @@ def tokenize(text: str, numbers: bool = False) -> list[str]:
     if numbers:
         return [NUM_TOKEN if _ALL_DIGITS.fullmatch(t) else t for t in tokens]
     return tokens
+
+
+def lower(text: str) -> str:
+    """``text`` lowercased by the committed one-to-one table (the same on every Python).
+
+    Unlike ``str.lower()`` it maps each code point to one code point (a final sigma to "σ";
+    U+0130, whose lowercase is two code points, stays), so a suffix keeps its length, and it
+    follows the pinned Unicode version.
+
+    >>> lower("ÀB İΣ")
+    'àb İσ'
+    """
+    return text.lower() if text.isascii() else text.translate(_LOWER_TABLE)
 
 
 def check_texts(texts: object) -> list[str]:

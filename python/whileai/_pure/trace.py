@@ -5,7 +5,9 @@ dict by ``clean/trace_batch.py``: per step a code (the kind in the low three bit
 write 1, delete 2, command 3, test 4; ``FIXED`` 8 when the kind was given, so a command is not
 read as a test run; ``NOT_CALL`` 16, ``FAILED`` 32, ``CLAIMS`` 64), a bit mask of the claim
 families its tool name belongs to, its arguments as text and its path arguments. The thirteen
-patterns come from the caller (``PATTERNS`` order), compiled with ``re.IGNORECASE``. The answer
+patterns come from the caller (``PATTERNS`` order), compiled case-insensitively with the
+committed tables' classes (``charclass.class_regex``, searched in ``class_text`` of each text),
+as the Rust matcher reads them. The answer
 is one integer per row whose bit ``k`` says the ``k``-th flag of ``trace_flags.FLAGS`` fired.
 
 >>> masks = trace_masks([r"\\btests?\\s+pass\\b"] + ["(?!)"] * 12, ["lookup"],
@@ -16,11 +18,13 @@ is one integer per row whose bit ``k`` says the ``k``-th flag of ``trace_flags.F
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
+from whileai._pure.charclass import class_regex, class_text
 from whileai._pure.tokenize import check_texts
 
 __all__ = ["PATTERNS", "trace_masks"]
@@ -84,6 +88,11 @@ def _unsupported(res: list[re.Pattern[str]], families: Sequence[str], reply: str
     return False
 
 
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return class_regex(pattern, re.IGNORECASE)
+
+
 def trace_masks(
     patterns: Iterable[str], families: Iterable[str], said: Iterable[str],
     final_texts: Iterable[str], ptr: Sequence[int], codes: Sequence[int], fams: Sequence[int],
@@ -110,12 +119,15 @@ def trace_masks(
             "trace_masks: said and final_texts need one item per row, ptr rows + 1 ascending "
             "offsets from 0 to the number of steps, and codes, fams, bodies and paths one per step"
         )
-    res = [re.compile(p, re.IGNORECASE) for p in patterns]
+    res = [_compiled(p) for p in patterns]
     out = array("q", bytes(8 * n))
     for i in range(n):
         a, b = ptr[i], ptr[i + 1]
-        out[i] = _row_mask(res, families, said[i], final_texts[i],
-                           list(zip(codes[a:b], fams[a:b], strict=True)), bodies[a:b], paths[a:b])
+        # Texts in the class alphabet: the same spans, classes from the committed tables.
+        row_steps = list(zip(codes[a:b], fams[a:b], strict=True))
+        out[i] = _row_mask(res, families, class_text(said[i]), class_text(final_texts[i]),
+                           row_steps, [class_text(t) for t in bodies[a:b]],
+                           [class_text(t) for t in paths[a:b]])
     return out
 
 

@@ -12,7 +12,7 @@ from whileai.config import home
 
 def register(sub: Any) -> None:
     """Add the core subcommands to the CLI."""
-    info = sub.add_parser("info", help="version, kernel backend and home folder",
+    info = sub.add_parser("info", help="version, kernel backend, Unicode tables and home folder",
                           epilog="example:\n  whileai info")
     info.set_defaults(func=run_info)
     demo = sub.add_parser("demo", help="run the offline quick start end to end",
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    """Print the version, which backend serves each kernel, and the home folder."""
+    """Print the version, which backend serves each kernel, the pinned Unicode, the home folder."""
     print(f"whileai {__version__}")
     print(f"backend: {_backend.BACKEND}")
     if _backend.NATIVE_ERROR:
@@ -29,6 +29,7 @@ def run_info(args: argparse.Namespace) -> int:
     for kernel, names in _backend.KERNELS.items():
         served = ", ".join(f"{n}={_backend.KERNEL_BACKENDS[n]}" for n in names)
         print(f"kernel {kernel}: {served}")
+    print(f"unicode: {_backend.UNICODE_VERSION} (committed tables, the same on every Python)")
     print(f"home: {home()}")
     return 0
 

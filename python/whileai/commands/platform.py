@@ -1,4 +1,4 @@
-"""Platform commands: login, status, logout, keys, datasets, pull, purge, signup.
+"""Platform commands: login, status, logout, keys, datasets, push, pull, purge, signup.
 
 They talk to a whileai server (``whileai serve``) through ``whileai.platform``; each command
 prints with a ``format_*`` function so the output is testable without a terminal.
@@ -7,18 +7,30 @@ prints with a ``format_*`` function so the output is testable without a terminal
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from whileai.commands.manners import add_quiet
+from whileai.errors import ConfigError
 
-__all__ = ["format_datasets", "format_keys", "format_purge", "format_status", "register"]
+__all__ = ["format_datasets", "format_keys", "format_purge", "format_push", "format_status",
+           "register"]
 
 
 def register(sub: Any) -> None:
     """Add the platform commands to the CLI."""
-    login = sub.add_parser("login", help="check an API key against the server and save it",
-                           epilog="example:\n  whileai login --key wai_... --url http://127.0.0.1:6070")
-    login.add_argument("--key", default=None, help="the API key (else WHILEAI_API_KEY, else asked)")
+    login = sub.add_parser(
+        "login", help="check an API key against the server and save it",
+        epilog="examples:\n  whileai login --url http://127.0.0.1:6070   # asks for the key\n"
+               "  whileai login --key-stdin < key.txt\n\nThe key comes from WHILEAI_API_KEY, "
+               "else the terminal's prompt, else\nstdin. --key KEY works too, but any user of "
+               "the machine can read a command line.")
+    login.add_argument("--key-stdin", action="store_true",
+                       help="read the key from the first line of stdin (even on a terminal)")
+    login.add_argument("--key", default=None,
+                       help="the API key itself (avoid: other local users can see it in the "
+                            "process list)")
     login.add_argument("--url", default=None,
                        help="the server (else WHILEAI_BASE_URL, else http://127.0.0.1:6070)")
     login.set_defaults(func=run_login)
@@ -48,6 +60,22 @@ def register(sub: Any) -> None:
     listing = sub.add_parser("datasets", help="list your datasets, newest first",
                              epilog="example:\n  whileai datasets")
     listing.set_defaults(func=run_datasets)
+    push = sub.add_parser(
+        "push", help="upload a JSONL file as a dataset (gated, as zps.push_file)",
+        epilog="examples:\n  whileai push rollout.jsonl --name airline-v3 --agent airline-support\n"
+               "  whileai push sft.jsonl --mode sft   # an SFT export: gate it as SFT rows")
+    push.add_argument("path", metavar="FILE", help="the JSONL file (.jsonl or .jsonl.gz)")
+    push.add_argument("--name", default=None, help="the dataset's name (default: the file name)")
+    push.add_argument("--agent", default=None, help="the agent the set belongs to")
+    push.add_argument("--mode", default=None, choices=("rl", "sft", "explore", "adaptive"),
+                      help="the mode that made the rows; rl/sft also pick the gate's shape")
+    push.add_argument("--purpose", default=None, choices=("train", "holdout", "eval"),
+                      help="what the set is for (default: train)")
+    push.add_argument("--parent", default=None, help="the ds_ id or name this set iterates on")
+    push.add_argument("--no-gate", dest="gate", action="store_false",
+                      help="upload the bytes as they are, without the publish gate")
+    add_quiet(push)
+    push.set_defaults(func=run_push)
     pull = sub.add_parser("pull", help="download a dataset as JSONL",
                           epilog="examples:\n  whileai pull ds_1a2b3c -o train.jsonl\n"
                                  "  whileai pull airline-v3   # by name: the newest of that name")
@@ -143,12 +171,37 @@ def run_login(args: argparse.Namespace) -> int:
     from whileai.platform.account import account
     from whileai.platform.credentials import find_url, save_login
 
-    key = args.key or setting("API_KEY") or getpass.getpass("whileai API key: ")
+    if args.key:
+        print("whileai login: warning: --key puts the key where other users of this machine "
+              "can read it (the process list, shell history); prefer the prompt or "
+              "--key-stdin", file=sys.stderr)
+    key = args.key or (None if args.key_stdin else setting("API_KEY")) or _read_key(
+        stdin_only=args.key_stdin, prompt=getpass.getpass)
     url = find_url(args.url)
     info = account(key, base_url=url)
     path = save_login(key, url)
     print(f"logged in to {url} as {info['name']}; key saved to {path}")
     return 0
+
+
+def _read_key(*, stdin_only: bool, prompt: Callable[[str], str]) -> str:
+    """The key from the terminal's prompt, else from the first line of stdin.
+
+    Raises:
+        ConfigError: no terminal and nothing on stdin (says how to give the key).
+    """
+    stream = sys.stdin
+    if not stdin_only and stream is not None and stream.isatty():
+        try:
+            key = prompt("whileai API key: ").strip()
+        except EOFError:  # the terminal closed (Ctrl-D)
+            key = ""
+    else:
+        key = stream.readline().strip() if stream is not None else ""
+    if not key:
+        raise ConfigError("no API key: run it in a terminal to be asked, pipe the key in "
+                          "(whileai login --key-stdin < key.txt), or set WHILEAI_API_KEY")
+    return key
 
 
 def run_status(_args: argparse.Namespace) -> int:
@@ -209,6 +262,31 @@ def run_datasets(_args: argparse.Namespace) -> int:
     from whileai.platform.datasets import datasets
 
     print(format_datasets(datasets()))
+    return 0
+
+
+def format_push(entry: dict[str, Any]) -> str:
+    """What ``whileai push`` prints: the new set's id, name and rows, then the gate's warnings.
+
+    >>> print(format_push({"datasetId": "ds_1", "name": "a", "rows": 3,
+    ...                    "gate": {"mode": "sft", "warnings": ["w"]}}))
+    pushed ds_1 (a): 3 rows, gate sft
+      warning: w
+    """
+    gate = entry.get("gate")
+    lines = [f"pushed {entry.get('datasetId')} ({entry.get('name')}): {entry.get('rows')} rows"
+             + (f", gate {gate.get('mode')}" if gate else ", ungated")]
+    lines.extend(f"  warning: {w}" for w in (gate or {}).get("warnings") or [])
+    return "\n".join(lines)
+
+
+def run_push(args: argparse.Namespace) -> int:
+    """Upload a JSONL file as a dataset."""
+    from whileai.platform.datasets import push_file
+
+    entry = push_file(args.path, args.name, parent=args.parent, gate=args.gate, mode=args.mode,
+                      agent=args.agent, purpose=args.purpose, progress=not args.quiet)
+    print(format_push(entry))
     return 0
 
 

@@ -22,11 +22,16 @@ def register(sub: Any) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind")
     serve.add_argument("--port", type=int, default=6070, help="port to listen on")
     serve.add_argument("--dir", default=None,
-                       help="server folder (WHILEAI_SERVER_DIR, else ~/.whileai/server)")
+                       help="server folder, private to you (WHILEAI_SERVER_DIR, else "
+                            "$WHILEAI_HOME/server, else ~/.whileai/server)")
     serve.add_argument("--create-key", metavar="NAME", default=None,
                        help="mint an API key for account NAME, print it once and exit")
     serve.add_argument("--admin", action="store_true",
                        help="with --create-key: the account may mint keys for others")
+    serve.add_argument("--existing", action="store_true",
+                       help="with --create-key: add the key to the account even when it "
+                            "exists already (else you are asked, or refused without a "
+                            "terminal)")
     serve.add_argument("--open-signup", action="store_true",
                        help="let anyone create an account (POST /v1/signup); off by default")
     serve.add_argument("--max-storage-bytes", type=int, default=None,
@@ -47,6 +52,14 @@ def register(sub: Any) -> None:
     serve.add_argument("--min-body-rate", type=int, default=None,
                        help="bytes/s a request body must average past the first "
                             "--read-timeout seconds (default: 65536)")
+    serve.add_argument("--max-auth-failures", type=int, default=None,
+                       help="refused credentials per client address per minute before 429 "
+                            "(default: 60)")
+    serve.add_argument("--max-signups", type=int, default=None,
+                       help="sign-ups per client address per hour (default: 20)")
+    serve.add_argument("--secure-cookies", action="store_true",
+                       help="always mark the pages' cookies Secure (they are whenever a "
+                            "request comes over https, e.g. from a TLS proxy)")
     serve.add_argument("--log-level", default="warning", help="uvicorn log level")
     serve.set_defaults(func=run_serve)
 
@@ -71,12 +84,22 @@ def run_serve(args: argparse.Namespace) -> int:
     config = ServerConfig(
         directory=Path(args.dir).expanduser() if args.dir else default_directory(),
         database=os.environ.get("WHILEAI_DATABASE_URL", ""),
-        open_signup=args.open_signup, **limits,
+        open_signup=args.open_signup, secure_cookies=args.secure_cookies, **limits,
     )
     from whileai.server import serve
 
-    if args.create_key:
-        print(serve.create_key(config, args.create_key, admin=args.admin))
+    if args.create_key:  # a refused folder, an unconfirmed account: ConfigError, exit 2
+        print(serve.create_key(config, args.create_key, admin=args.admin,
+                               existing=args.existing, confirm=_ask))
         return 0
     serve.run(config, host=args.host, port=args.port, log_level=args.log_level)
     return 0
+
+
+def _ask(question: str) -> bool:
+    """Ask on the terminal (the question on stderr: stdout carries only the key); no terminal
+    is no answer (False)."""
+    if sys.stdin is None or not sys.stdin.isatty():
+        return False
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in {"y", "yes"}

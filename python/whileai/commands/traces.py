@@ -111,7 +111,11 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(page, indent=1))
         return 0
-    print(f"{page['total']} traces ({page['genai']} GenAI, {page['raw']} raw)")
+    reasons = ", ".join(f"{k} x{v}" for k, v in (page.get("raw_reasons") or {}).items())
+    print(f"{page['total']} traces ({page['genai']} GenAI, {page['raw']} raw"
+          + (f": {reasons}" if reasons else "") + ")")
+    for reason, advice in (page.get("raw_advice") or {}).items():
+        print(f"  {reason}: {advice}")
     for item in page["traces"]:
         scores = ", ".join(f"{k}={v:g}" for k, v in sorted(item["scores"].items())) or "unscored"
         print(f"{item['traceId']}  {item['agent'] or '-':16}  {scores:16}  "

@@ -74,15 +74,21 @@ def revoke_key(key_id: str, api_key: str | None = None, *,
 
 def issue_delegated_credential(clerk_token: str | None, ttl_seconds: int = 3600,
                                name: str = "sdk-default", timeout: float = 120, *,
+                               scope: tuple[str, ...] = ("read", "write"),
                                base_url: str | None = None) -> dict[str, Any]:
-    """A short-lived credential signed by the server, usable wherever a key is.
+    """A short-lived credential signed by the server, usable wherever a key is to read and
+    (in ``scope``) write; it can never mint or revoke keys.
 
     ``clerk_token`` is the bearer that authorises it (an API key of the account; ``None``
-    uses the usual key). Returns ``credential``, ``expiresAt`` and ``name``.
+    uses the usual key; a delegated credential gets one no longer-lived and no wider than
+    itself). Returns ``credential``, ``expiresAt``, ``ttlSeconds``, ``scope`` and ``name``.
+
+    >>> issue_delegated_credential(None, 600, "ui", scope=("read",))  # doctest: +SKIP
     """
     out: dict[str, Any] = json_of(call(connect(clerk_token, base_url=base_url), "POST",
                                        "/v1/auth/delegated", timeout=timeout,
-                                       json={"ttl_seconds": ttl_seconds, "name": name}))
+                                       json={"ttl_seconds": ttl_seconds, "name": name,
+                                             "scope": list(scope)}))
     return out
 
 

@@ -189,13 +189,16 @@ class _FileBody:
 def push_file(
     path: str | os.PathLike[str], name: str | None = None, api_key: str | None = None,
     parent: str | None = None, gate: bool = True, mode: str | None = None, *,
+    agent: str | None = None, purpose: str | None = None, description: str | None = None,
     base_url: str | None = None, progress: bool = True,
 ) -> dict[str, Any]:
     """Upload a JSONL file; ``gate=True`` stamps and checks rows first (``entry["gate"]``).
 
     With ``gate=False`` the bytes go up exactly as they are on disk (after every line is
-    checked to be one JSON object). ``progress`` shows bytes and rows sent, with the rate, on
-    stderr (and a summary); False silences it.
+    checked to be one JSON object). ``mode="sft"`` gates an SFT export as SFT rows (an export
+    has no repeats, so the RL gate would refuse it); ``agent``, ``purpose`` and
+    ``description`` are recorded as ``push_rows`` records them. ``progress`` shows bytes and
+    rows sent, with the rate, on stderr (and a summary); False silences it.
 
     Raises:
         RowError: a line is not a JSON object (``file:line``); nothing was sent.
@@ -211,18 +214,19 @@ def push_file(
     if gate:
         rows = list(read_jsonl(source))
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
+                         purpose=purpose, agent=agent, description=description,
                          base_url=base_url, progress=progress)
     from whileai.simulations.progress import Progress
 
     conn = connect(api_key, base_url=base_url)
+    meta: dict[str, Any] = {"name": title, "purpose": purpose, "mode": mode, "agent": agent,
+            "description": description, "parent": parent}
     if source.suffix == ".gz":
         rows = list(read_jsonl(source))
         with Progress("push", len(rows), enabled=progress) as line:
-            return _send(conn, _encode(rows, line), name=title, purpose=None, mode=mode,
-                         agent=None, description=None, parent=parent)
+            return _send(conn, _encode(rows, line), **meta)
     with Progress("push", source.stat().st_size, enabled=progress, unit="bytes") as line:
-        return _send(conn, lambda: _FileBody(source, line), name=title, purpose=None,
-                     mode=mode, agent=None, description=None, parent=parent)
+        return _send(conn, lambda: _FileBody(source, line), **meta)
 
 
 def _manifest(dataset_id: str, api_key: str | None,

@@ -28,10 +28,12 @@ def push_run(
         run: the run; its exported rows are pushed. name: the dataset name. parent: the
             ``ds_`` id it iterates on. holdout: a fraction of tasks to push as a linked
             ``holdout`` set (``entry["holdout"]``). purpose: ``train`` unless given.
-            agent: the agent it belongs to. publish: ``True`` (under ``agent``) or an agent
-            name: publish the train set (``entry["card"]``). gate: run ``publish_gate`` first.
-            endorsed / strict_hacks: the gate's hack-scan settings. mode: recorded (the run's
-            mode by default). progress: the gate's scan and each upload on stderr; False
+            agent: the agent it belongs to; the run's tools and system prompt (when it has
+            them) are attached to the agent's record. publish: ``True`` (under ``agent``) or an
+            agent name: publish the train set (``entry["card"]``). gate: run ``publish_gate`` first.
+            endorsed / strict_hacks: the gate's hack-scan settings. mode: ``"rl"`` or
+            ``"sft"`` gates the rows in that shape, and the mode is recorded (the run's mode by
+            default). progress: the gate's scan and each upload on stderr; False
             silences them.
 
     Raises:
@@ -71,6 +73,12 @@ def push_run(
             entry["holdout"] = push_rows(held, f"{name}-holdout", purpose="holdout",
                                          linked=entry["datasetId"], **common)
             entry["linkedId"] = entry["holdout"]["datasetId"]
+        tools, prompt = getattr(run, "tools", None), getattr(run, "system_prompt", None)
+        if agent and (tools or prompt):
+            from whileai.platform.agents import register_agent
+
+            register_agent(agent, tools=list(tools) if tools else None,
+                           system_prompt=prompt or None, api_key=api_key, base_url=base_url)
         if card_agent:
             entry["card"] = publish_card(entry["datasetId"], str(card_agent),
                                          description=description, api_key=api_key,

@@ -28,7 +28,10 @@ def send_score(trace_id: str | None = None, value: float | bool | None = None,
     """Grade traces that have finished: a run passes at ``score`` 1.0 or more.
 
     Re-sending the same ``name`` for a trace corrects it. Other keywords ride along on every
-    score sent (``label=``, ``description=`` ...).
+    score sent (``label=``, ``description=`` ...). ``trace_id`` is the 32-hex OTLP id, or a
+    16-hex short form: its first half (or a 64-bit id the exporter zero-padded), accepted when
+    exactly one of your traces matches; when several do, that score is rejected and the reply
+    lists the candidates.
 
     Returns:
         ``{"applied", "unknown", "rejected"}``.

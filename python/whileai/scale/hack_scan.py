@@ -90,7 +90,7 @@ def _terms(used: Sequence[Mapping[str, Any]]) -> tuple[list[str], array[int], ar
     The kernel drops a term every row holds; an empty text appended keeps them all (a term in
     every row of a batch need not be in every row of the pool).
     """
-    texts = [agent_text(row).lower() for row in used]
+    texts = [_backend.lower(agent_text(row)) for row in used]
     texts.append("")
     _, vocab, ptr, members = _backend.hack_text_features(
         texts, array("q", [0]) * len(texts), sys.maxsize

@@ -18,7 +18,7 @@ def require_extra() -> None:
     """
     import importlib.util
 
-    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy", "alembic")
+    missing = [m for m in ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2")
                if importlib.util.find_spec(m) is None]
     if missing:
         raise ImportError(

@@ -21,14 +21,17 @@ from whileai.server.config import ServerConfig
 from whileai.server.errors import ApiError
 from whileai.server.limits import RequestLimits
 from whileai.server.pages import router as pages_router
+from whileai.server.pages.guard import PageGuard
 from whileai.server.routes import ROUTERS
-from whileai.server.routes.deps import current_account
+from whileai.server.routes.deps import KEY_SCHEMES, check_credential
 from whileai.server.routes.traces import ExportGate, otlp_error
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
 from whileai.server.store.checkpoint import background_checkpoints
 from whileai.server.store.db import migrate, open_engine, server_secret
+from whileai.server.store.folder import make_private_dir, prepare
 from whileai.server.store.tables import parts
+from whileai.server.throttle import Throttle
 
 __all__ = ["create_app", "open_store"]
 
@@ -38,7 +41,7 @@ log = logging.getLogger("whileai.server")
 def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
     """Create the folders, migrate the database, and (``sweep_uploads``: when no server runs on
     the folder, i.e. the server starting) remove upload files no manifest lists."""
-    config.directory.mkdir(parents=True, exist_ok=True)
+    prepare(config.directory, sqlite=config.database_url.startswith("sqlite"))
     engine = open_engine(config.database_url)
     migrate(engine)
     if sweep_uploads:
@@ -47,8 +50,8 @@ def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
         removed = sweep(config.parts_dir, config.tmp_dir, referenced)
         if removed:
             log.info("removed %d unfinished upload file(s)", removed)
-    config.parts_dir.mkdir(exist_ok=True)
-    config.tmp_dir.mkdir(exist_ok=True)
+    make_private_dir(config.parts_dir)
+    make_private_dir(config.tmp_dir)
     return Store(engine=engine, config=config, secret=server_secret(engine))
 
 
@@ -111,17 +114,23 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     """The app for ``config`` (``store`` when the caller opened it already)."""
+    # /docs is our own page (pages.apidocs): FastAPI's loads Swagger UI from a CDN.
     app = FastAPI(title="whileai platform", version=__version__, lifespan=_lifespan,
+                  docs_url=None, redoc_url=None,
                   description="Datasets, agents and accounts of a self-hosted whileai server.")
     app.state.store = store or open_store(config)
     app.state.export_gate = ExportGate(limit=config.max_pending_exports,
                                         per_account=config.max_exports_per_account)
+    app.state.auth_throttle = Throttle(burst=config.max_auth_failures, window=60.0)
+    app.state.signup_throttle = Throttle(burst=config.max_signups, window=3600.0)
+    app.add_middleware(PageGuard)  # security headers on every response, the CSRF cookie
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(Exception, _internal)
     app.add_middleware(RequestLimits, store=app.state.store, routes=app.router.routes,
-                       key_dependency=current_account, render=_api_error)
+                       key_schemes=KEY_SCHEMES, check_key=check_credential,
+                       render=_api_error)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(pages_router)  # the web pages: HTML over the same services

@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from whileai.config import home
+
 __all__ = ["DEFAULT_PORT", "LIMITS", "ServerConfig", "default_directory"]
 
 DEFAULT_PORT = 6070
@@ -18,9 +20,10 @@ GIB = 1024**3
 
 
 def default_directory() -> Path:
-    """``WHILEAI_SERVER_DIR``, else ``~/.whileai/server``."""
+    """``WHILEAI_SERVER_DIR``, else ``server`` in the whileai home (``WHILEAI_HOME``, else
+    ``~/.whileai``)."""
     env = os.environ.get("WHILEAI_SERVER_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".whileai" / "server"
+    return Path(env).expanduser() if env else home() / "server"
 
 
 def _sqlalchemy_url(url: str) -> str:
@@ -34,7 +37,7 @@ def _sqlalchemy_url(url: str) -> str:
 # The limits a server enforces, each at least 1 (``whileai serve --max-...`` flags).
 LIMITS = ("max_storage_bytes", "max_rows_per_dataset", "max_request_bytes",
           "max_pending_exports", "max_exports_per_account", "read_timeout", "idle_timeout",
-          "min_body_rate")
+          "min_body_rate", "max_auth_failures", "max_signups")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,7 +60,12 @@ class ServerConfig:
         idle_timeout: seconds a kept-alive connection may sit idle between requests.
         min_body_rate: bytes per second a body must average after the first ``read_timeout``
             seconds, so a body trickled in a byte at a time is cut off too.
+        max_auth_failures: refused credentials per client address (and per account a
+            delegated credential names) per minute; past them, 429 with ``Retry-After``.
+        max_signups: sign-ups per client address per hour.
         open_signup: whether ``POST /v1/signup`` may create accounts.
+        secure_cookies: mark the pages' cookies ``Secure`` on every request (without it, they
+            are ``Secure`` when the request came over https, as a TLS proxy reports).
     """
 
     directory: Path
@@ -70,7 +78,10 @@ class ServerConfig:
     read_timeout: int = 30
     idle_timeout: int = 5
     min_body_rate: int = 64 * 1024
+    max_auth_failures: int = 60
+    max_signups: int = 20
     open_signup: bool = False
+    secure_cookies: bool = False
 
     def __post_init__(self) -> None:
         for name in LIMITS:

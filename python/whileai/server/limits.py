@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from whileai.server.errors import STATUS, ApiError, ErrorCode
 from whileai.server.services import Store
-from whileai.server.services.accounts import authenticate
 from whileai.server.services.strict_json import loads
 
 __all__ = ["MAX_JSON_BODY", "BodyRefused", "RequestLimits", "RouteLimits", "flat_routes",
@@ -61,12 +60,12 @@ def route_limit(*, has_body_model: bool, max_request_bytes: int) -> int:
     return min(max_request_bytes, MAX_JSON_BODY) if has_body_model else max_request_bytes
 
 
-def _needs_key(dependant: Any, marker: Callable[..., Any]) -> bool:
-    """Whether ``marker`` (the dependency that demands a key) is anywhere in the tree."""
+def _needs_key(dependant: Any, markers: Collection[Any]) -> bool:
+    """Whether one of ``markers`` (the dependencies that demand a key) is in the tree."""
     stack = [dependant]
     while stack:
         node = stack.pop()
-        if node.call is marker:
+        if node.call in markers:
             return True
         stack.extend(node.dependencies)
     return False
@@ -147,14 +146,6 @@ def _declared_length(scope: Scope) -> tuple[int | None, bool]:
     return length, chunked or bool(length)
 
 
-def _bearer(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-    return None
-
-
 class RequestLimits:
     """The middleware (``app.add_middleware(RequestLimits, ...)``); see the module docstring.
 
@@ -162,16 +153,21 @@ class RequestLimits:
         app: the next ASGI app.
         store: the server's store (its config has the limits; it checks keys).
         routes: the app's routes (all mounted by now), to find the one a request goes to.
-        key_dependency: the dependency a route declares when it needs a key.
+        key_schemes: the dependencies (security schemes) a route declares when it needs a
+            key; such a route gets ``check_key`` run before its body is read.
+        check_key: checks the request's credential the way the route would (its throttle
+            included); raises ``ApiError``.
         render: turns an ``ApiError`` into the response the app would give.
     """
 
     def __init__(self, app: ASGIApp, *, store: Store, routes: list[Any],
-                 key_dependency: Callable[..., Any], render: Render) -> None:
+                 key_schemes: Collection[Any], check_key: Callable[[Request], Any],
+                 render: Render) -> None:
         self.app = app
         self.store = store
         self.routes = flat_routes(routes)
-        self.key_dependency = key_dependency
+        self.key_schemes = key_schemes
+        self.check_key = check_key
         self.render = render
         self._known: dict[int, RouteLimits] = {}
 
@@ -189,7 +185,7 @@ class RequestLimits:
                 found = RouteLimits(
                     limit=route_limit(has_body_model=has_body or not isinstance(route, APIRoute),
                                       max_request_bytes=config.max_request_bytes),
-                    keyed=dependant is not None and _needs_key(dependant, self.key_dependency),
+                    keyed=dependant is not None and _needs_key(dependant, self.key_schemes),
                     parsed=has_body)
                 self._known[id(route)] = found
             return found
@@ -217,7 +213,7 @@ class RequestLimits:
         limits = self._limits(scope)
         if limits.keyed:
             try:
-                await run_in_threadpool(authenticate, self.store, _bearer(scope))
+                await run_in_threadpool(self.check_key, Request(scope))
             except ApiError as exc:
                 await self._refuse(scope, receive, send, exc)
                 return

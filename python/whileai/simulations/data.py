@@ -104,21 +104,25 @@ class SimulationData:
         self, name: str, *, parent: str | None = None, holdout: float | None = None,
         purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
         gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
-        description: str | None = None, api_key: str | None = None, progress: bool = True,
+        description: str | None = None, mode: str | None = None, api_key: str | None = None,
+        progress: bool = True,
     ) -> dict[str, Any]:
         """Gate and push the exported rows to the platform; return the dataset entry.
 
         ``parent`` records lineage; ``holdout`` splits off that fraction of tasks and pushes it
         as a linked holdout set; ``publish`` (True, or an agent name) publishes the train set;
         the gate is on by default and a refusal raises ``PublishGateError`` with nothing sent;
-        ``progress=False`` silences the progress lines on stderr. See
+        ``mode`` is the simulation mode recorded on the set and the gate's shape (the run's
+        own mode by default); ``agent`` registers the agent with this run's tools and system
+        prompt; ``progress=False`` silences the progress lines on stderr. See
         ``whileai.platform.push.push_run``.
         """
         from whileai.platform.push import push_run
 
         return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
                         publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
-                        description=description, api_key=api_key, progress=progress)
+                        description=description, mode=mode, api_key=api_key,
+                        progress=progress)
 
     @property
     def pass_at(self) -> Any:

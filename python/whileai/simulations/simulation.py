@@ -158,6 +158,14 @@ def _run_spec(agent: object, tools: Sequence[Mapping[str, Any]] | None, prompt: 
             and not is_model_spec(agent):
         carried = inspect(agent)
         tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
+        if tools is None and prompt is None:
+            who = getattr(agent, "__name__", None) or type(agent).__name__
+            raise SpecError(
+                f"simulate(agent={who}): the agent carries no tools and no system prompt, and "
+                "none were passed. Pass them beside it (simulate(agent, tools=TOOLS, "
+                f"system_prompt=POLICY)), or let the agent bring them: {who}.tools = TOOLS and "
+                f"{who}.system_prompt = POLICY (or an object with those attributes)"
+            )
     run_spec = agent_spec(tools=tools, system_prompt=prompt, spec=spec)
     if not rubric:
         return run_spec

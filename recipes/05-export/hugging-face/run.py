@@ -121,7 +121,7 @@ def main() -> None:
             listed = zps.datasets(api_key=key, base_url=url)["datasets"]
             print(f"on the account: {[(d['name'], d['rows']) for d in listed]}")
             if args.publish and os.environ.get("HF_TOKEN"):
-                pushed = zps.hf_publish(entry["datasetId"], args.publish, api_key=key)
+                pushed = zps.hf_publish(entry["datasetId"], repo=args.publish, api_key=key)
                 print(f"hf_publish: {pushed}")
             else:
                 print("skipped hf_publish: it needs --publish USER/REPO, HF_TOKEN and the network")

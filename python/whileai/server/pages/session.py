@@ -1,50 +1,48 @@
-"""Signing in to the pages: a key is exchanged for a short-lived credential kept in a cookie.
+"""Signing in to the pages: an API key opens a page session kept in a cookie.
 
-The key itself never goes into the cookie; the cookie holds a delegated credential (signed by
-the server, 12 hours) that ``authenticate`` accepts like a key. The cookie is HttpOnly and
-SameSite=Strict, so page forms cannot be posted from another site.
+The key itself never goes into the cookie; the cookie holds a page session (``wps_...``,
+``services.sessions``, 12 hours) that only the pages accept, and that sign-out revokes on the
+server. The cookie is HttpOnly, SameSite=Strict and (over https or with ``--secure-cookies``)
+Secure. Both forms carry a CSRF token and are refused from another origin (``pages.guard``);
+failed sign-ins are throttled per client address like every credential check.
 """
 
 from __future__ import annotations
-
-from html import escape
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from whileai.server.errors import ApiError
-from whileai.server.pages.layout import document
-from whileai.server.routes.deps import StoreDep
+from whileai.server.pages.guard import check_form, secure_cookies
+from whileai.server.pages.render import render
+from whileai.server.routes.deps import StoreDep, checked
 from whileai.server.services import Account, Store
-from whileai.server.services.accounts import authenticate, issue_delegated
+from whileai.server.services.sessions import (
+    SESSION_TTL,
+    close_session,
+    open_session,
+    session_account,
+)
 
 __all__ = ["COOKIE", "page_account", "router"]
 
 COOKIE = "whileai_session"
-TTL = 12 * 3600
 router = APIRouter(include_in_schema=False)
 
 
 def page_account(store: Store, request: Request) -> Account | None:
-    """The account behind the session cookie, or None (not signed in, or expired)."""
+    """The account behind the session cookie, or None (not signed in, signed out, expired)."""
     token = request.cookies.get(COOKIE)
     if not token:
         return None
     try:
-        return authenticate(store, token)
+        return session_account(store, token)
     except ApiError:
         return None
 
 
-def _form(message: str = "") -> str:
-    note = f'<p class="warn" role="alert">{escape(message)}</p>' if message else ""
-    return document("Sign in", f"""<h1>Sign in</h1>{note}
-<form method="post" action="/signin">
-<p><label for="key">API key</label><br>
-<input id="key" name="key" type="password" autocomplete="off" size="48" required autofocus></p>
-<p><button type="submit">Sign in</button></p></form>
-<p class="muted">A server admin mints keys with <code>whileai serve --create-key NAME</code>.
-The public <a href="/catalog">catalog</a> needs no key.</p>""", signed_in=False)
+def _form(message: str = "", status: int = 200) -> HTMLResponse:
+    return render("signin.html", status, title="Sign in", message=message, signed_in=False)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -52,31 +50,49 @@ def home(request: Request, store: StoreDep) -> Response:
     """The datasets when signed in, else the sign-in form."""
     if page_account(store, request) is not None:
         return RedirectResponse("/datasets", status_code=303)
-    return HTMLResponse(_form())
+    return _form()
 
 
 @router.get("/signin", response_class=HTMLResponse)
-def signin_form() -> str:
+def signin_form() -> Response:
     """The sign-in form."""
     return _form()
 
 
 @router.post("/signin", response_class=HTMLResponse)
-def signin(store: StoreDep, key: str = Form(...)) -> Response:
-    """Check the key; on success set the session cookie and go to the datasets."""
+def signin(request: Request, store: StoreDep, key: str = Form(...),
+           csrf: str = Form("")) -> Response:
+    """Check the key; on success open a session, set its cookie and go to the datasets."""
     try:
-        account = authenticate(store, key.strip())
-    except ApiError:
-        return HTMLResponse(_form("That key was refused."), status_code=401)
-    credential = issue_delegated(store, account, ttl_seconds=TTL, name="pages")["credential"]
-    response = RedirectResponse("/datasets", status_code=303)
-    response.set_cookie(COOKIE, credential, max_age=TTL, httponly=True, samesite="strict")
-    return response
+        check_form(request, csrf)
+    except ApiError as exc:
+        return _form(exc.message, status=exc.status)
+    try:
+        token = open_session(store, checked(request, store, key.strip()), ttl_seconds=SESSION_TTL)
+    except ApiError as exc:
+        if exc.code == "busy":
+            response = _form(exc.message, status=exc.status)
+            response.headers["Retry-After"] = str(exc.retry_after)
+            return response
+        return _form("That key was refused." if exc.code == "refused_key" else exc.message,
+                     status=exc.status)
+    done = RedirectResponse("/datasets", status_code=303)
+    done.set_cookie(COOKIE, token, max_age=SESSION_TTL, httponly=True, samesite="strict",
+                    secure=secure_cookies(request))
+    return done
 
 
 @router.post("/signout")
-def signout() -> Response:
-    """Forget the session."""
+def signout(request: Request, store: StoreDep, csrf: str = Form("")) -> Response:
+    """End the session on the server (its cookie is refused from now on) and forget it."""
+    try:
+        check_form(request, csrf)
+    except ApiError as exc:
+        return render("notfound.html", exc.status, title="Sign out", message=exc.message)
+    token = request.cookies.get(COOKIE)
+    if token:
+        close_session(store, token)
     response = RedirectResponse("/signin", status_code=303)
-    response.delete_cookie(COOKIE)
+    response.delete_cookie(COOKIE, httponly=True, samesite="strict",
+                           secure=secure_cookies(request))
     return response

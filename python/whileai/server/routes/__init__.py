@@ -10,4 +10,4 @@ from whileai.server.routes import account, agents, datasets, public, runs, trace
 __all__ = ["ROUTERS"]
 
 ROUTERS = (public.router, account.router, datasets.router, agents.router, runs.router,
-           traces.router)
+           runs.plain_router, traces.router)

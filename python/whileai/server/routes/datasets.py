@@ -9,7 +9,7 @@ from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
 from whileai.server.errors import ApiError
-from whileai.server.routes.deps import CurrentAccount, MaybeAccount, StoreDep
+from whileai.server.routes.deps import MaybeAccount, Reader, StoreDep, Writer
 from whileai.server.routes.models import (
     DatasetList,
     DatasetOut,
@@ -48,7 +48,7 @@ def _check_size(written: int, limit: int, free: int) -> None:
 @router.post("", response_model=DatasetOut, status_code=201,
              summary="Upload rows as JSONL (request body) into a new dataset")
 async def push(request: Request, query: Annotated[PushQuery, Query()], store: StoreDep,
-               account: CurrentAccount) -> dict[str, Any]:
+               account: Writer) -> dict[str, Any]:
     """Stream the body to a temp part; the dataset appears only when every byte is stored."""
     limit = store.config.max_request_bytes  # a declared length past it got 413 already
     new = datasets.NewDataset(**query.model_dump())
@@ -78,7 +78,7 @@ async def push(request: Request, query: Annotated[PushQuery, Query()], store: St
 
 
 @router.get("", response_model=DatasetList, summary="Your datasets, newest first")
-def list_datasets(store: StoreDep, account: CurrentAccount,
+def list_datasets(store: StoreDep, account: Reader,
                   name: str | None = None) -> dict[str, Any]:
     """Every dataset of the account (or only those called ``name``) plus the storage used."""
     return datasets.list_datasets(store, account, name=name)
@@ -86,7 +86,7 @@ def list_datasets(store: StoreDep, account: CurrentAccount,
 
 @router.post("/delete-empty", response_model=DeleteEmptyOut,
              summary="Delete datasets with no bytes (or at most max_rows rows)")
-def delete_empty(store: StoreDep, account: CurrentAccount,
+def delete_empty(store: StoreDep, account: Writer,
                  max_rows: int = Query(0, ge=0, le=2**63 - 1),
                  dry_run: bool = False) -> dict[str, Any]:
     """Permanent unless ``dry_run``."""
@@ -94,20 +94,20 @@ def delete_empty(store: StoreDep, account: CurrentAccount,
 
 
 @router.get("/{dataset_id}", response_model=DatasetOut, summary="One dataset's entry")
-def get_dataset(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def get_dataset(dataset_id: str, store: StoreDep, account: Reader) -> dict[str, Any]:
     """The registry entry."""
     return datasets.get(store, account, dataset_id)
 
 
 @router.patch("/{dataset_id}", response_model=DatasetOut, summary="Change purpose/mode/...")
 def update_dataset(dataset_id: str, body: UpdateIn, store: StoreDep,
-                   account: CurrentAccount) -> dict[str, Any]:
+                   account: Writer) -> dict[str, Any]:
     """Only the fields given change."""
     return datasets.update(store, account, dataset_id, body.model_dump())
 
 
 @router.delete("/{dataset_id}", response_model=DeleteOut, summary="Delete a dataset")
-def delete_dataset(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def delete_dataset(dataset_id: str, store: StoreDep, account: Writer) -> dict[str, Any]:
     """Permanent."""
     return datasets.delete(store, account, dataset_id)
 
@@ -129,13 +129,13 @@ def part(dataset_id: str, index: Annotated[int, Path(ge=0, le=2**31 - 1)], store
 
 
 @router.get("/{dataset_id}/preview", summary="Three rows and the row-contract report")
-def preview(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def preview(dataset_id: str, store: StoreDep, account: Reader) -> dict[str, Any]:
     """A look before pulling."""
     return profile.preview(store, account, dataset_id)
 
 
 @router.get("/{dataset_id}/profile", summary="Pass rate, gradient support, tool use, tokens")
-def get_profile(dataset_id: str, store: StoreDep, account: CurrentAccount,
+def get_profile(dataset_id: str, store: StoreDep, account: Reader,
                 force: bool = False) -> dict[str, Any]:
     """Cached until the set changes; ``force`` recomputes."""
     return profile.profile(store, account, dataset_id, force=force)
@@ -143,7 +143,7 @@ def get_profile(dataset_id: str, store: StoreDep, account: CurrentAccount,
 
 @router.post("/{dataset_id}/publish", summary="Show a dataset in the public catalog")
 def publish(dataset_id: str, body: PublishIn, store: StoreDep,
-            account: CurrentAccount) -> dict[str, Any]:
+            account: Writer) -> dict[str, Any]:
     """Returns the card."""
     return datasets.publish(store, account, dataset_id, agent=body.agent,
                             description=body.description)
@@ -151,6 +151,6 @@ def publish(dataset_id: str, body: PublishIn, store: StoreDep,
 
 @router.post("/{dataset_id}/unpublish", response_model=DatasetOut,
              summary="Take a dataset off the catalog")
-def unpublish(dataset_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def unpublish(dataset_id: str, store: StoreDep, account: Writer) -> dict[str, Any]:
     """The data stays on the account."""
     return datasets.unpublish(store, account, dataset_id)

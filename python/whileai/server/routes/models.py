@@ -5,7 +5,7 @@ Field names are the wire names (camelCase, as the client and the spec read them)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -177,6 +177,8 @@ class KeyIn(BaseModel):
 
     account: str = Field(min_length=1, max_length=200)
     name: str = "default"
+    existing: bool = Field(False, description="add the key to the account when it exists "
+                           "already (else 409 saying whose it is)")
 
 
 class KeyOut(BaseModel):
@@ -224,6 +226,9 @@ class DelegatedIn(BaseModel):
 
     ttl_seconds: int = 3600
     name: str = Field(default="sdk-default", max_length=200)
+    scope: list[Literal["read", "write"]] = Field(
+        ["read", "write"], description="what it may do: read, write (never more than the "
+        "caller; it can never mint or revoke keys)")
 
 
 class RefreshIn(BaseModel):
@@ -241,3 +246,4 @@ class DelegatedOut(BaseModel):
     accountId: str
     expiresAt: float
     ttlSeconds: int
+    scope: list[str] = ["read", "write"]

@@ -12,9 +12,14 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from whileai.server.errors import ApiError
-from whileai.server.routes.deps import CurrentAccount, StoreDep
-from whileai.server.services import cuts, traces
-from whileai.server.services.otlp import decode_body, encode_response, encode_status
+from whileai.server.routes.deps import Reader, StoreDep, Writer
+from whileai.server.services import Account, cuts, traces
+from whileai.server.services.otlp import (
+    decode_body,
+    decode_logs_body,
+    encode_response,
+    encode_status,
+)
 
 __all__ = ["ExportGate", "otlp_error", "router"]
 
@@ -23,6 +28,7 @@ router = APIRouter(prefix="/v1", tags=["traces"])
 # held in memory, which keeps the receiver's memory bounded under a flood.
 MAX_TRACE_BODY = 64 * 1024 * 1024
 EXPORT_PATH = router.prefix + "/traces"  # where the OTLP receiver (``receive``) listens
+LOGS_PATH = router.prefix + "/logs"  # and where it takes log records (``receive_logs``)
 
 
 @dataclass
@@ -74,7 +80,7 @@ def otlp_error(request: Request, status: int, message: str,
                headers: dict[str, str] | None = None) -> Response | None:
     """The answer to a failed export request: a ``google.rpc.Status`` in the request's encoding,
     as OTLP/HTTP has it (None for any other request: it gets the platform's JSON error)."""
-    if request.method != "POST" or request.url.path != EXPORT_PATH:
+    if request.method != "POST" or request.url.path not in (EXPORT_PATH, LOGS_PATH):
         return None
     payload, media = encode_status(message, request.headers.get("content-type", ""))
     return Response(payload, status_code=status, media_type=media, headers=headers)
@@ -98,27 +104,44 @@ async def _body(request: Request, limit: int) -> bytes:
 
 @router.post("/traces", summary="OTLP/HTTP trace export (protobuf or JSON, gzip allowed)",
              response_class=Response)
-async def receive(request: Request, store: StoreDep, account: CurrentAccount) -> Response:
+async def receive(request: Request, store: StoreDep, account: Writer) -> Response:
     """Store the spans; the reply is an ExportTraceServiceResponse in the request's encoding,
-    with ``partialSuccess`` when some spans were rejected."""
+    with ``partialSuccess`` when some spans were rejected or traces were kept without a row
+    (the message says why and what to turn on)."""
+    return await _export(request, store, account, logs=False)
+
+
+@router.post("/logs", summary="OTLP/HTTP log export: GenAI message records joined to their spans",
+             response_class=Response)
+async def receive_logs(request: Request, store: StoreDep, account: Writer) -> Response:
+    """Store the log records with the spans they were emitted in (before or after those
+    arrive); the reply is an ExportLogsServiceResponse in the request's encoding."""
+    return await _export(request, store, account, logs=True)
+
+
+async def _export(request: Request, store: StoreDep, account: Account, *,
+                  logs: bool) -> Response:
+    """One export request through the gate, the body limit and ``traces.ingest``."""
     limit = min(store.config.max_request_bytes, MAX_TRACE_BODY)
     content_type = request.headers.get("content-type", "")
     encoding = request.headers.get("content-encoding", "")
+    decode = decode_logs_body if logs else decode_body
     gate: ExportGate = request.app.state.export_gate
     with gate.admit(account.id):
         body = await _body(request, limit)
 
         def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
             return traces.ingest(store, account,
-                                 lambda: decode_body(body, content_type, encoding, limit=limit))
+                                 lambda: decode(body, content_type, encoding, limit=limit))
 
         result = await run_in_threadpool(store_body)
-    payload, media = encode_response(result["rejected"], result["message"], content_type)
+    payload, media = encode_response(result["rejected"], result["message"], content_type,
+                                     logs=logs)
     return Response(payload, media_type=media)
 
 
 @router.get("/traces", summary="Your traces, newest first")
-def list_traces(store: StoreDep, account: CurrentAccount, agent: str | None = None,
+def list_traces(store: StoreDep, account: Reader, agent: str | None = None,
                 limit: int = Query(100, ge=1, le=1000),
                 offset: int = Query(0, ge=0, le=2**31 - 1)) -> dict[str, Any]:
     """A page of traces with their prompt, agent and scores; ``genai`` and ``raw`` counts."""
@@ -126,7 +149,7 @@ def list_traces(store: StoreDep, account: CurrentAccount, agent: str | None = No
 
 
 @router.get("/traces/{trace_id}", summary="One trace: its row, spans and scores")
-def get_trace(trace_id: str, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def get_trace(trace_id: str, store: StoreDep, account: Reader) -> dict[str, Any]:
     """``row`` is the conversation (``rows_from_otel`` of the spans), None for a raw trace."""
     return traces.get_trace(store, account, trace_id)
 
@@ -138,7 +161,7 @@ class ScoresIn(BaseModel):
 
 
 @router.post("/scores", summary="Grade finished traces (a re-sent name is a correction)")
-def send_scores(body: ScoresIn, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def send_scores(body: ScoresIn, store: StoreDep, account: Writer) -> dict[str, Any]:
     """``applied``, ``unknown`` trace ids and ``rejected`` items; 404 when nothing landed."""
     return traces.send_scores(store, account, body.scores)
 
@@ -147,7 +170,7 @@ _CUT_PARAMS = {"agent", "since", "holdout", "band_lo", "band_hi"}
 
 
 @router.get("/cuts", summary="What a cut of your traces would hold")
-def cuts_report(request: Request, store: StoreDep, account: CurrentAccount,
+def cuts_report(request: Request, store: StoreDep, account: Reader,
                 agent: str | None = None, since: str = "all",
                 holdout: float | None = Query(None, ge=0, le=1),
                 band_lo: float | None = Query(None, ge=0, le=1),
@@ -176,7 +199,7 @@ class CutIn(BaseModel):
 
 
 @router.post("/cuts", summary="Cut training data out of your traces")
-def make_cut(body: CutIn, store: StoreDep, account: CurrentAccount) -> dict[str, Any]:
+def make_cut(body: CutIn, store: StoreDep, account: Writer) -> dict[str, Any]:
     """Returns ``train`` and ``holdout`` dataset entries and the report they came from."""
     return cuts.cut(store, account, agent=body.agent, kind=body.kind, since=body.since,
                     holdout=body.holdout, band=body.band, name=body.name, filters=body.filters)

@@ -27,7 +27,7 @@ from whileai.server.store.trace_tables import trace_scores, traces
 from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.rowsource import task_key
 
-__all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report"]
+__all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report", "task_cut"]
 
 DEFAULT_BAND = (0.2, 0.8)
 FILTERS = ("model", "tool", "measure")
@@ -213,3 +213,16 @@ def cut(store: Store, account: Account, *, agent: str | None = None, kind: str =
                                  agent=agent, description=about,
                                  linked=made_train["datasetId"]))
     return {"kind": kind, "report": report, "train": made_train, "holdout": made_held}
+
+
+def task_cut(store: Store, account: Account, *, agent: str | None, task: str) -> dict[str, Any]:
+    """Which cuts one task falls into with the default band: its runs, scored runs and
+    passes, and ``cuts`` (``rl`` when two or more scored runs sit in the band, ``sft`` when
+    one passed, ``more`` when fewer than two are scored)."""
+    runs, scored, passes = _stats(store, account, agent, "all", {}).get(task, (0, 0, 0))
+    lo, hi = _band(None)
+    cuts = [name for name, test in (
+        ("rl", scored >= 2 and lo <= (passes / scored if scored else 0.0) <= hi),
+        ("sft", passes > 0), ("more", scored < 2)) if test]
+    return {"task": task, "runs": runs, "scored": scored, "passes": passes, "cuts": cuts,
+            "band": [lo, hi]}

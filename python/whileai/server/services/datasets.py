@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -244,11 +245,39 @@ def part_file(store: Store, account: Account | None, dataset_id: str, index: int
     return store.config.parts_dir / str(path)
 
 
-def _card(row: Any) -> dict[str, Any]:
+def _card(row: Any, owner: str) -> dict[str, Any]:
     return {"datasetId": row.id, "name": row.name, "agent": row.card_agent,
             "description": row.card_description, "rows": int(row.rows),
             "bytes": int(row.bytes), "purpose": row.purpose, "mode": row.mode,
-            "publishedAt": row.published_at}
+            "publishedAt": row.published_at, "owner": owner, "ownerId": row.account_id}
+
+
+def _card_key(name: str, agent: str) -> tuple[str, str]:
+    """What makes two cards look alike: name and agent, case, width and spacing aside.
+
+    >>> _card_key("Orders  V1", "ＳＵＰＰＯＲＴ") == _card_key("orders v1", "support")
+    True
+    """
+    def fold(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+    return fold(name), fold(agent)
+
+
+def _lookalike(conn: sa.Connection, account: Account, name: str, agent: str) -> None:
+    """Refuse a card another account's public card could be taken for."""
+    mine = _card_key(name, agent)
+    others = conn.execute(
+        sa.select(datasets.c.id, datasets.c.name, datasets.c.card_agent,
+                  accounts.c.name.label("owner"))
+        .join(accounts, accounts.c.id == datasets.c.account_id)
+        .where(datasets.c.public.is_(True), datasets.c.account_id != account.id)).all()
+    for other_id, other_name, other_agent, owner in others:
+        if _card_key(other_name, other_agent or "") == mine:
+            raise ApiError("conflict", f"account {owner} publishes {other_name!r} for agent "
+                           f"{other_agent!r} already ({other_id}); a card of the same name and "
+                           "agent from another account could be taken for it: rename the "
+                           "dataset or publish under another agent")
 
 
 def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
@@ -262,11 +291,12 @@ def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
         row = _owned(conn, account, dataset_id)
         if not row.rows:
             raise ApiError("conflict", f"dataset {dataset_id} holds no rows; push rows first")
+        _lookalike(conn, account, row.name, agent)
         conn.execute(sa.update(datasets).where(datasets.c.id == dataset_id).values(
             public=True, card_agent=agent, card_description=description or row.description,
             published_at=now, updated_at=now))
         row = conn.execute(sa.select(datasets).where(datasets.c.id == dataset_id)).one()
-    return _card(row)
+    return _card(row, account.name)
 
 
 def unpublish(store: Store, account: Account, dataset_id: str) -> dict[str, Any]:
@@ -281,11 +311,14 @@ def unpublish(store: Store, account: Account, dataset_id: str) -> dict[str, Any]
 
 
 def catalog(store: Store) -> dict[str, Any]:
-    """Every public card, newest first, and the agents they are grouped under."""
+    """Every public card with its owner account, newest first, and the agents they are grouped
+    under."""
     with store.engine.connect() as conn:
-        rows = conn.execute(sa.select(datasets).where(datasets.c.public.is_(True))
+        rows = conn.execute(sa.select(datasets, accounts.c.name.label("owner"))
+                            .join(accounts, accounts.c.id == datasets.c.account_id)
+                            .where(datasets.c.public.is_(True))
                             .order_by(datasets.c.published_at.desc(), datasets.c.seq)).all()
-    cards = [_card(r) for r in rows]
+    cards = [_card(r, r.owner) for r in rows]
     by_agent: dict[str, dict[str, Any]] = {}
     for card in cards:
         group = by_agent.setdefault(card["agent"], {"agent": card["agent"], "datasets": 0,

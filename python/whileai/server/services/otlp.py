@@ -18,10 +18,12 @@ from typing import Any, NamedTuple
 
 from whileai.server.errors import ApiError
 from whileai.server.services.strict_json import loads
+from whileai.simulations.ingest.conventions import adapt_attributes
+from whileai.simulations.ingest.logs import log_record_span, log_records
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
 
-__all__ = ["PROTOBUF", "Incoming", "decode_body", "encode_response", "encode_status",
-           "proto_body"]
+__all__ = ["PROTOBUF", "Incoming", "decode_body", "decode_logs_body", "encode_response",
+           "encode_status", "proto_body"]
 
 PROTOBUF = "application/x-protobuf"
 # Keys of a whole export: a "span" holding one would be read as more spans by ``decode_spans``.
@@ -109,7 +111,7 @@ def _proto_span(span: Any, index: int) -> Span:
     return Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(),
                 parent_id=parent.hex() if parent else "", name=span.name,
                 start=span.start_time_unix_nano or None, end=span.end_time_unix_nano or None,
-                attributes=_plain(attrs), events=events, error=code == 2,
+                attributes=adapt_attributes(_plain(attrs)), events=events, error=code == 2,
                 status_message=message, index=index)
 
 
@@ -165,12 +167,7 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
             not JSON, JSON not nested as ``resourceSpans[].scopeSpans[].spans[]``), 413 when it
             inflates past ``limit``.
     """
-    if content_encoding.strip().lower() == "gzip":
-        body = _gunzip(body, limit)
-    elif content_encoding.strip() not in ("", "identity"):
-        raise ApiError("bad_request", f"unsupported Content-Encoding {content_encoding!r}; "
-                                      "send gzip or none")
-    kind = _media(content_type)
+    body, kind = _unwrapped(body, content_type, content_encoding, limit)
     if kind == PROTOBUF:
         from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -183,14 +180,93 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
             raise ApiError("bad_request", f"the body is not an OTLP protobuf "
                                           f"ExportTraceServiceRequest ({exc})") from None
         return _from_proto(request)
-    if kind in ("application/json", ""):
-        export = loads(body, where="the OTLP/JSON body")
-        if not isinstance(export, dict) or not isinstance(export.get("resourceSpans", []), list):
-            raise ApiError("bad_request", "an OTLP/JSON body is an object with a "
-                                          "resourceSpans list")
-        return _from_json(export)
-    raise ApiError("bad_request", f"unsupported Content-Type {content_type!r}; send "
-                                  f"{PROTOBUF} or application/json")
+    export = _json_export(body, "resourceSpans")
+    return _from_json(export)
+
+
+def _unwrapped(body: bytes, content_type: str, content_encoding: str,
+               limit: int) -> tuple[bytes, str]:
+    """The body inflated when gzip, and its media type (protobuf or JSON).
+
+    Raises:
+        ApiError: an encoding or media type OTLP/HTTP does not use, bad gzip, a zip bomb.
+    """
+    if content_encoding.strip().lower() == "gzip":
+        body = _gunzip(body, limit)
+    elif content_encoding.strip() not in ("", "identity"):
+        raise ApiError("bad_request", f"unsupported Content-Encoding {content_encoding!r}; "
+                                      "send gzip or none")
+    kind = _media(content_type)
+    if kind not in (PROTOBUF, "application/json", ""):
+        raise ApiError("bad_request", f"unsupported Content-Type {content_type!r}; send "
+                                      f"{PROTOBUF} or application/json")
+    return body, kind
+
+
+def _json_export(body: bytes, nested: str) -> dict[str, Any]:
+    """An OTLP/JSON body: an object holding a ``nested`` list.
+
+    Raises:
+        ApiError: not JSON, or not that object.
+    """
+    export = loads(body, where="the OTLP/JSON body")
+    if not isinstance(export, dict) or not isinstance(export.get(nested, []), list):
+        raise ApiError("bad_request", f"an OTLP/JSON body is an object with a {nested} list")
+    return export
+
+
+def _record_json(record: Any) -> dict[str, Any]:
+    """A protobuf log record as its OTLP/JSON object (hex ids, plain values)."""
+    out: dict[str, Any] = {"timeUnixNano": str(record.time_unix_nano or
+                                               record.observed_time_unix_nano),
+                           "attributes": _attributes(record.attributes),
+                           "traceId": record.trace_id.hex(), "spanId": record.span_id.hex(),
+                           "eventName": getattr(record, "event_name", "")}
+    if record.HasField("body"):
+        out["body"] = _value(record.body)
+    return out
+
+
+def decode_logs_body(body: bytes, content_type: str, content_encoding: str, *,
+                     limit: int) -> list[Incoming]:
+    """The log records of an OTLP logs export request, each as its record span
+    (``ingest.logs``), stored and read like a span.
+
+    Raises:
+        ApiError: as :func:`decode_body` does, for an ExportLogsServiceRequest / resourceLogs.
+    """
+    body, kind = _unwrapped(body, content_type, content_encoding, limit)
+    pairs: list[tuple[dict[str, Any], Mapping[str, Any]]] = []
+    if kind == PROTOBUF:
+        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+            ExportLogsServiceRequest,
+        )
+
+        try:
+            request = ExportLogsServiceRequest.FromString(body)
+        except DecodeError as exc:
+            raise ApiError("bad_request", f"the body is not an OTLP protobuf "
+                                          f"ExportLogsServiceRequest ({exc})") from None
+        for rl in request.resource_logs:
+            resource = _attributes(rl.resource.attributes)
+            pairs.extend((_record_json(r), resource) for sl in rl.scope_logs
+                         for r in sl.log_records)
+    else:
+        export = _json_export(body, "resourceLogs")
+        for r, resource_logs in enumerate(export.get("resourceLogs") or []):
+            scopes = resource_logs.get("scopeLogs") if isinstance(resource_logs, dict) else None
+            if not isinstance(scopes, list | None) or not all(
+                    isinstance(sc, dict) and isinstance(sc.get("logRecords", []), list)
+                    for sc in scopes or []):
+                raise ApiError("bad_request", f"resourceLogs[{r}] is not nested as "
+                                              "scopeLogs[].logRecords[]")
+            pairs.extend(log_records({"resourceLogs": [resource_logs]}))
+    spans = [log_record_span(record) for record, _ in pairs]
+    decoded = {s.index: s for s in decode_spans(spans)[0]}
+    empty = Span(trace_id="", span_id="")
+    return [Incoming(span, None, resource, decoded.get(i, empty))
+            for i, (span, (_, resource)) in enumerate(zip(spans, pairs, strict=True))]
 
 
 def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
@@ -219,21 +295,30 @@ def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[s
                 yield span, attrs
 
 
-def encode_response(rejected: int, message: str, content_type: str) -> tuple[bytes, str]:
-    """An ExportTraceServiceResponse in the request's encoding (partial success when rejected)."""
+def encode_response(rejected: int, message: str, content_type: str, *,
+                    logs: bool = False) -> tuple[bytes, str]:
+    """An ExportTraceServiceResponse (``logs``: ExportLogsServiceResponse) in the request's
+    encoding, with ``partialSuccess`` when something was rejected or ``message`` has a warning
+    (OTLP's way to say "stored, but look")."""
+    field = "rejected_log_records" if logs else "rejected_spans"
     if _media(content_type) == PROTOBUF:
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceResponse,
-        )
-
-        response = ExportTraceServiceResponse()
-        if rejected:
-            response.partial_success.rejected_spans = rejected
+        if logs:
+            from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+                ExportLogsServiceResponse as Response,
+            )
+        else:
+            from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+                ExportTraceServiceResponse as Response,
+            )
+        response = Response()
+        if rejected or message:
+            setattr(response.partial_success, field, rejected)
             response.partial_success.error_message = message
         return response.SerializeToString(), PROTOBUF
     body: dict[str, Any] = {}
-    if rejected:
-        body["partialSuccess"] = {"rejectedSpans": str(rejected), "errorMessage": message}
+    if rejected or message:
+        key = "rejectedLogRecords" if logs else "rejectedSpans"
+        body["partialSuccess"] = {key: str(rejected), "errorMessage": message}
     return json.dumps(body).encode(), "application/json"
 
 

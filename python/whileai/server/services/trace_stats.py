@@ -6,8 +6,13 @@ adds the difference to ``trace_task_stats`` in the same transaction. The report 
 counts then read a few rows per task instead of every trace: their time does not grow with the
 number of traces.
 
+A raw trace (no row) counts under the reason it has none (``ingest.unbuilt``), kept in its
+``task``; one stored before reasons were kept counts under ``""``.
+
 >>> contribution(TraceState(agent=None, genai=True, task="s1", score=1.0))
 (('', True, 's1'), (1, 1, 1))
+>>> contribution(TraceState(agent="bot", genai=False, task="without_content", score=None))
+(('bot', False, 'without_content'), (1, 0, 0))
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ import sqlalchemy as sa
 from whileai.server.store.dialect import accumulate
 from whileai.server.store.trace_tables import trace_task_stats, traces
 
-__all__ = ["TraceState", "apply", "contribution", "recount", "states", "task_stats",
-           "trace_counts"]
+__all__ = ["TraceState", "apply", "contribution", "raw_reasons", "recount", "states",
+           "task_stats", "trace_counts"]
 
 PASS = 1.0  # a run passes when its score is this or more
 
@@ -41,7 +46,7 @@ Key = tuple[str, bool, str]
 
 def contribution(state: TraceState) -> tuple[Key, tuple[int, int, int]]:
     """The summary row a trace counts in and what it adds there: (runs, scored, passes)."""
-    key = (state.agent or "", bool(state.genai), (state.task or "") if state.genai else "")
+    key = (state.agent or "", bool(state.genai), state.task or "")
     if state.score is None:
         return key, (1, 0, 0)
     return key, (1, 1, int(state.score >= PASS))
@@ -104,11 +109,26 @@ def trace_counts(conn: sa.Connection, account_id: str, agent: str | None) -> dic
     return {bool(genai): int(n) for genai, n in conn.execute(query)}
 
 
+def raw_reasons(conn: sa.Connection, account_id: str, agent: str | None) -> dict[str, int]:
+    """How many raw traces there are by the reason they have no row (of ``agent`` when given);
+    traces stored before reasons were kept count as ``not_genai``."""
+    c = trace_task_stats.c
+    query = (sa.select(c.task, sa.func.sum(c.runs)).where(c.account_id == account_id,
+                                                          c.genai.is_(False)).group_by(c.task))
+    if agent is not None:
+        query = query.where(c.agent == agent)
+    out: dict[str, int] = {}
+    for task, n in conn.execute(query):
+        if int(n):
+            out[task or "not_genai"] = out.get(task or "not_genai", 0) + int(n)
+    return dict(sorted(out.items()))
+
+
 def recount(conn: sa.Connection, account_id: str) -> int:
     """Rebuild the account's summary from its traces (after a bulk load that bypassed ingest);
     returns the number of summary rows."""
     c = traces.c
-    task = sa.case((c.genai.is_(True), sa.func.coalesce(c.task, "")), else_="")
+    task = sa.func.coalesce(c.task, "")
     agent = sa.func.coalesce(c.agent, "")
     passed = sa.case((c.score >= PASS, 1), else_=0)
     conn.execute(sa.delete(trace_task_stats).where(trace_task_stats.c.account_id == account_id))

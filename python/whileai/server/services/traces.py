@@ -9,9 +9,12 @@ a conversation. In the transaction the new spans go in with one insert (a span w
 span id are stored already is a duplicate and skipped); a trace first seen takes its prepared
 row, a trace seen before is rebuilt from all of its stored spans, so spans of one trace may
 arrive over several requests. The per-task summary the cuts report reads moves in the same
-transaction (``trace_stats``). A trace with no ``gen_ai.*`` attribute stays raw: kept and
-counted, no row. The agent is the trace's ``gen_ai.agent.name`` (span or resource attribute); an
-agent exists from its first trace.
+transaction (``trace_stats``). A trace without a row stays raw: kept and counted, its reason
+(``ingest.unbuilt``: no GenAI attribute, no message content, merged) in its ``task`` column and
+in the reply. Each call of a conversation without a parent span is a trace of its own: a trace
+whose row is a truncated copy of another trace's row is merged into it (``trace_joins``), in
+one request or across requests in either order. The agent is the trace's ``gen_ai.agent.name``
+(span or resource attribute); an agent exists from its first trace.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import operator
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
@@ -30,13 +34,15 @@ from typing import Any
 import sqlalchemy as sa
 
 from whileai.server.errors import ApiError
-from whileai.server.services import Account, Store, trace_stats
+from whileai.server.services import Account, Store, trace_joins, trace_stats
 from whileai.server.services.otlp import Incoming, proto_body
+from whileai.server.services.trace_ids import expand_short
 from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
 from whileai.server.store.tables import agents
 from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
-from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, read_otel
+from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, is_genai, read_otel
 from whileai.simulations.ingest.otlp import Span, decode_spans
+from whileai.simulations.ingest.unbuilt import REASONS, explain
 from whileai.simulations.rowsource import task_key
 
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
@@ -138,7 +144,7 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
         lines.append({"account_id": account_id, "span_id": span_id, "trace_id": trace_id,
                       "body": "" if body is None else _compact(body), "proto": item.proto,
                       "agent": agent or None, "received_at": now})
-    genai = {t: group for t, group in by_trace.items() if _is_genai(group)}
+    genai = {t: group for t, group in by_trace.items() if is_genai(group)}
     rows = _rows(genai)
     records = {t: _record(account, t, group, agent_of.get(t), rows.get(t), now)
                for t, group in by_trace.items()}
@@ -170,14 +176,17 @@ def ingest(store: Store, account: Account,
             for key, span in ready.spans.items():  # in the order received
                 if key in fresh:
                     batch.setdefault(key[0], []).append(span)
-            built = _rebuild(conn, account, batch, before, ready, now)
+            built, raw = _rebuild(conn, account, batch, before, ready, now)
             for agent in sorted(ready.agents):
                 _touch_agent(conn, account, agent, now)
     problems, rejected = ready.problems, ready.rejected
     message = "; ".join(problems) + (f" (and {rejected - len(problems)} more)"
                                      if rejected > len(problems) else "")
+    if raw:
+        message = "; ".join(m for m in (message, explain(raw)) if m)
     return {"accepted": len(fresh), "duplicates": ready.valid - len(fresh),
-            "rejected": rejected, "message": message, "traces": len(batch), "genai": built}
+            "rejected": rejected, "message": message, "traces": len(batch), "genai": built,
+            "raw": raw}
 
 
 _by_trace = operator.itemgetter("trace_id")
@@ -254,24 +263,20 @@ def _stored(trace_id: str, span_id: str, body: str, proto: bytes | None,
     return {"traceId": trace_id, "spanId": span_id, **found}, agent
 
 
-def _is_genai(spans: Sequence[Span]) -> bool:
-    return any(k.startswith("gen_ai.") for s in spans for k in s.attributes)
-
-
 def _rows(groups: Mapping[str, Sequence[Span]]) -> dict[str, dict[str, Any]]:
     """The conversation row of each trace (``read_otel``'s first); traces without one are left
     out. One ``read_otel`` over all of them when no span names a conversation (then its groups
     are the traces), else one per trace, so a conversation never spans two traces' rows."""
     if any(CONVERSATION_ID in s.attributes for group in groups.values() for s in group):
         return {trace_id: dict(rows[0]) for trace_id, group in groups.items()
-                if (rows := read_otel(group).rows)}
-    rows = read_otel([s for group in groups.values() for s in group]).rows
+                if (rows := read_otel(group, merge=False).rows)}
+    rows = read_otel([s for group in groups.values() for s in group], merge=False).rows
     return {row["lineage"]["group"]: dict(row) for row in rows}
 
 
 def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Span]],
              stored: Mapping[str, trace_stats.TraceState], ready: _Prepared,
-             now: float) -> int:
+             now: float) -> tuple[int, dict[str, int]]:
     """Store the row of every trace the batch added spans to, and move the summary.
 
     A trace first seen in this batch takes the record prepared before the transaction when all
@@ -279,22 +284,24 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
     from all of its stored spans.
     """
     if not batch:
-        return 0
+        return 0, {}
     agent_of = ready.agent_of
     before = {t: stored[t] for t in sorted(batch) if t in stored}
     records = {t: ready.records[t] for t, group in batch.items()
                if t not in before and len(group) == len(ready.by_trace[t])}
     spans = {t: group for t, group in batch.items() if t not in records}
     spans.update(_stored_spans(conn, account, sorted(before), agent_of))
-    genai_ids = [t for t in spans if _is_genai(spans[t])]
+    genai_ids = [t for t in spans if is_genai(spans[t])]
     rows = _rows({t: spans[t] for t in genai_ids if t not in before})
     for trace_id in genai_ids:
-        if trace_id in before and (found := read_otel(spans[trace_id]).rows):
+        if trace_id in before and (found := read_otel(spans[trace_id], merge=False).rows):
             rows[trace_id] = dict(found[0])
     for trace_id in spans:
         records[trace_id] = _record(account, trace_id, spans[trace_id], agent_of.get(trace_id),
                                     rows.get(trace_id), now)
-    after, genai = [], 0
+    trace_joins.keep_absorbed(conn, account, records, set(before), encode=_compact)
+    before = {**before, **trace_joins.join(conn, account, records, now, encode=_compact)}
+    after, genai, raw = [], 0, Counter[str]()
     for trace_id in sorted(records):
         record = records[trace_id]
         old = before.get(trace_id)
@@ -302,12 +309,14 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
                                             task=record["task"],
                                             score=old.score if old else None))
         genai += record["genai"]
+        if not record["genai"]:  # of this request, or stored and merged into one of it
+            raw[record["task"]] += 1
     upsert(conn, traces, [r for t, r in sorted(records.items()) if t in before],
            keys=("account_id", "trace_id"),
            update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"),
            absent=[r for t, r in sorted(records.items()) if t not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
-    return genai
+    return genai, dict(raw)
 
 
 def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str | None,
@@ -315,9 +324,10 @@ def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str |
     """The ``traces`` row of one trace: its conversation row when it is GenAI and has one."""
     scenario = next((str(s.attributes[k]) for s in spans for k in SCENARIO_KEYS
                      if s.attributes.get(k)), None)
+    reason = "without_content" if row is None and is_genai(spans) else "not_genai"
     return {"account_id": account.id, "trace_id": trace_id, "agent": agent,
             "genai": row is not None, "spans": len(spans), "scenario": scenario,
-            "task": (task_key(row) or trace_id) if row is not None else None,
+            "task": (task_key(row) or trace_id) if row is not None else reason,
             "model": str(row["model_version"])[:300] if row and row.get("model_version")
             else None,  # an index column: the row keeps the whole text
             "row": _compact(row) if row is not None else None,
@@ -376,6 +386,7 @@ def list_traces(store: Store, account: Account, *, agent: str | None, limit: int
         where.append(traces.c.agent == agent)
     with store.engine.connect() as conn:
         counts = trace_stats.trace_counts(conn, account.id, agent)
+        reasons = trace_stats.raw_reasons(conn, account.id, agent)
         page = conn.execute(sa.select(traces).where(*where).order_by(traces.c.seq.desc())
                             .limit(limit).offset(offset)).all()
         ids = [r.trace_id for r in page]
@@ -393,8 +404,10 @@ def list_traces(store: Store, account: Account, *, agent: str | None, limit: int
         items.append({"traceId": r.trace_id, "agent": r.agent, "genai": bool(r.genai),
                       "spans": r.spans, "scenario": r.scenario, "model": r.model,
                       "prompt": row.get("prompt") if row else None,
+                      "reason": None if r.genai else (r.task or "not_genai"),
                       "scores": scores.get(r.trace_id, {}), "createdAt": r.created_at})
     return {"traces": items, "genai": counts.get(True, 0), "raw": counts.get(False, 0),
+            "raw_reasons": reasons, "raw_advice": {k: REASONS[k] for k in reasons if k in REASONS},
             "total": sum(counts.values())}
 
 
@@ -423,6 +436,8 @@ def send_scores(store: Store, account: Account,
                      "value": float(value), "fields": json.dumps(extra, default=str),
                      "updated_at": now})
     with store.engine.begin() as conn:
+        good, ambiguous = expand_short(conn, account.id, good)
+        rejected += ambiguous
         known = set(conn.execute(sa.select(traces.c.trace_id).where(
             traces.c.account_id == account.id,
             traces.c.trace_id.in_(sorted({g["trace_id"] for g in good}) or [""]))).scalars())
@@ -441,7 +456,8 @@ def send_scores(store: Store, account: Account,
                               [replace(s, score=verdicts[t]) for t, s in before.items()])
     if not applied:
         raise ApiError("not_found", f"no score landed: unknown trace ids {unknown[:5]}"
-                                    + (f", rejected {rejected[:3]}" if rejected else ""))
+                                    + (f", rejected {rejected[:3]}" if rejected else "")
+                                    + " (a trace id is the 32-hex OTLP id, or its first 16)")
     return {"applied": len(applied), "unknown": unknown, "rejected": rejected}
 
 

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from whileai.server.store.folder import FILE_MODE, make_private_dir
+
 __all__ = ["SYNC_EVERY", "PartWriter", "remove_parts", "sweep"]
 
 SYNC_EVERY = 64 * 1024 * 1024  # bytes between background flushes to disk during an upload
@@ -30,9 +32,11 @@ class PartWriter:
     """
 
     def __init__(self, tmp_dir: Path) -> None:
-        tmp_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dir(tmp_dir)
         self.path = tmp_dir / f"{secrets.token_hex(12)}.part"
-        self._handle = open(self.path, "xb")  # noqa: SIM115 - closed in finish/abort
+        # 0600 whatever the umask; closed in finish/abort
+        self._handle = os.fdopen(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY,
+                                         FILE_MODE), "wb")
         self._hash = hashlib.sha256()
         self.bytes = 0
         self._synced_at = 0
@@ -71,7 +75,7 @@ class PartWriter:
         self._handle.close()
         relative = f"{dataset_id}/{secrets.token_hex(8)}.jsonl"
         target = parts_dir / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(target.parent)
         os.replace(self.path, target)
         return relative
 

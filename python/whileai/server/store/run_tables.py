@@ -1,6 +1,6 @@
 """The tables of training runs: one row per run, its points and its events (migration 0002).
 
-A run is found by ``(account_id, run_id)``, the id its client chose (migration 0008); its
+A run is found by ``(account_id, run_id)``, the id its client chose (migration 0009); its
 points and events hang off its internal key ``runs.id``. A point or event is identified by
 ``(run key, seq)``: the client numbers them, so a batch sent twice is stored once.
 """
@@ -16,7 +16,7 @@ __all__ = ["run_events", "run_points", "runs"]
 runs = sa.Table(
     "runs", metadata,
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("id", sa.String(40), nullable=False, unique=True),  # internal (migration 0008)
+    sa.Column("id", sa.String(40), nullable=False, unique=True),  # internal (migration 0009)
     sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), nullable=False,
               index=True),
     sa.Column("run_id", sa.String(40), nullable=False),  # the client's id, unique per account

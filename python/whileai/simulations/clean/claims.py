@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from whileai import _backend
 from whileai.simulations.clean.hints import hint_text
 
 __all__ = ["CLAIM_FAMILIES", "claimed_actions", "unsupported_claims"]
@@ -64,7 +65,7 @@ _VERB_STARTS = (
     "transferred", "credited", "shipped", "dispatched", "expedited", "approved", "escalated",
     "assigned", "restored", "reactivated", "unlocked", "renewed", "upgraded", "downgraded",
 )
-_CLAIM_HINT = re.compile(
+_CLAIM_HINT = _backend.PinnedPattern.compile(
     r"(?:i|we|'ve|have|just|already|also|now|successfully|been|is|are)\s+(?:"
     + "|".join(re.escape(v) for v in _VERB_STARTS) + ")"
 )
@@ -76,8 +77,11 @@ def _may_claim(text: str) -> bool:
     return low is None or _CLAIM_HINT.search(low) is not None
 
 _VERB = "|".join(f"(?P<{name}>{verbs})" for name, (verbs, _) in CLAIM_FAMILIES.items())
-_STEMS = {name: re.compile(stems, _I) for name, (_, stems) in CLAIM_FAMILIES.items()}
-_CLAIM = re.compile(
+# Matched by the committed Unicode tables, as both kernels match them (docs/kernels.md, "One
+# Unicode version"): group texts are read from the text by their spans.
+_STEMS = {name: _backend.PinnedPattern.compile(stems, _I)
+          for name, (_, stems) in CLAIM_FAMILIES.items()}
+_CLAIM = _backend.PinnedPattern.compile(
     r"\b(?:I|we)(?:'ve|\s+have|\s+just|\s+already|\s+also|\s+now|\s+successfully)*\s+(?:"
     + _VERB + r")\b"
     r"|\b(?:has|have)\s+(?:now\s+|also\s+|already\s+)?been\s+(?:successfully\s+)?(?:"
@@ -88,8 +92,9 @@ _CLAIM = re.compile(
 )
 # "I looked it up and refunded the order", "booked the table, changed the time": later verbs of
 # the same sentence joined to a claim by "and", "then" or a comma
-_CHAINED = re.compile(r"[^.;!?\n]{0,60}?(?:,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)(?:" +
-                      _VERB.replace("(?P<", "(?P<c_") + r")\b", _I)
+_CHAINED = _backend.PinnedPattern.compile(
+    r"[^.;!?\n]{0,60}?(?:,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+)(?:"
+    + _VERB.replace("(?P<", "(?P<c_") + r")\b", _I)
 
 
 def _family(match: re.Match[str]) -> tuple[str, str]:
@@ -113,12 +118,12 @@ def claimed_actions(text: str) -> list[tuple[str, str, str]]:
         return []
     for match in _CLAIM.finditer(text):
         family, form = _family(match)
-        found.append((match.start(), match.group(match.lastgroup or 0), family, form))
+        start, stop = match.span(match.lastgroup or 0)
+        found.append((match.start(), text[start:stop], family, form))
         end = match.end()
         while chained := _CHAINED.match(text, end):
-            found.append((chained.start(chained.lastgroup or 0),
-                          chained.group(chained.lastgroup or 0),
-                          _family(chained)[0], form))
+            start, stop = chained.span(chained.lastgroup or 0)
+            found.append((start, text[start:stop], _family(chained)[0], form))
             end = chained.end()
     return [(verb, family, form) for _, verb, family, form in sorted(found)]
 

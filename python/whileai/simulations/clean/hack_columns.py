@@ -93,21 +93,16 @@ def feature_columns(
             cut = row.get("truncated") is True or row.get("finish_reason") == "length"
         final_value = row.get("final_text")
         if isinstance(final_value, str):
-            # The text ends with the final reply. Lowercasing the text before it (which ends
-            # with "\n") and the reply apart equals lowercasing the whole: "\n" is neither
-            # cased nor case-ignorable, so no final sigma reads across it.
-            low_final = final_value.lower()
-            final_chars.append(len(low_final))
-            if text is final_value or text == final_value:
-                texts.append(low_final)
-            else:
-                texts.append(text[:len(text) - len(final_value)].lower() + low_final)
+            # The text ends with the final reply; the pinned lowercase maps one code point to
+            # one, so the reply keeps its length.
+            final_chars.append(len(final_value))
+            texts.append(_backend.lower(text))
             if final_value:
                 chars[0].append(i)
                 chars[1].append(float(len(final_value)))
         else:
             final_chars.append(0)
-            texts.append(text.lower())
+            texts.append(_backend.lower(text))
         if tools:
             calls[0].append(i)
             calls[1].append(float(len(tools)))

@@ -6,16 +6,17 @@ Two tiers, both computed from the rows alone:
   (exclamations, questions, bullets, headings, code fences, digits), one ``tool:<name>``
   indicator per tool called, mean token logprob, every numeric ``marker:<name>``, every fired
   ``trace:<flag>``, and ``user:<name>`` for the caller's own ``features={"name": fn}``.
-- **auto**: ``contains:<tok>`` for the most common words, punctuation runs and adjacent pairs
-  in the agent's text (so a delimiter such as ``### done`` is a candidate nobody listed).
+- **auto**: ``contains:<term>`` for the most common words and pairs of consecutive words in
+  the agent's text (so a stock phrase such as ``all done`` is a candidate nobody listed).
+  Punctuation is never a term: a delimiter shows in the hand tier's surface counts instead.
 
 A row's features are a ``{name: value}`` dict with zeros left out (a sparse row).
 
 >>> feats = hand_features({"final_text": "Done!", "steps": [{"tool": "lookup_order"}]})
 >>> feats["tool_calls"], feats["tool:lookup_order"], feats["exclamations"]
 (1.0, 1.0, 1.0)
->>> sorted(auto_terms({"final_text": "### done"}))
-['###', '### done', 'done']
+>>> sorted(auto_terms({"final_text": "### All done!"}))
+['all', 'all done', 'done']
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
+from whileai import _backend
 from whileai.simulations.clean.trace_flags import trace_flags
 
 __all__ = [
@@ -41,9 +43,11 @@ __all__ = [
 ]
 
 AUTO_TOP = 200
-_TERM = re.compile(r"\w+|[^\w\s]+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
-_HEADING = re.compile(r"^\s*#{1,6}\s", re.MULTILINE)
+# Read with the committed tables' classes, as the kernels read them (docs/kernels.md, "One
+# Unicode version"): a word is a run of \w; punctuation is never a term.
+_WORD = _backend.PinnedPattern.compile(r"\w+")
+_BULLET = _backend.PinnedPattern.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_HEADING = _backend.PinnedPattern.compile(r"^\s*#{1,6}\s", re.MULTILINE)
 
 
 def _steps(row: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -165,16 +169,16 @@ def hand_features(
     tools = tool_names(row)
     out: dict[str, float] = {
         "reply_chars": float(len(final)),
-        "reply_words": float(len(final.split())),
+        "reply_words": float(_backend.count_words(final)),
         "tool_calls": float(len(tools)),
         "turns": float(1 + sum(isinstance(s, dict) and s.get("role") == "user" for s in steps)),
         "truncated": 1.0 if _truncated(row) else 0.0,
         "exclamations": float(text.count("!")),
         "questions": float(text.count("?")),
-        "bullets": float(len(_BULLET.findall(text))),
-        "headings": float(len(_HEADING.findall(text))),
+        "bullets": float(sum(1 for _ in _BULLET.finditer(text))),
+        "headings": float(sum(1 for _ in _HEADING.finditer(text))),
         "code_fences": float(text.count("```")),
-        "digits": float(sum(map(str.isdigit, text))),
+        "digits": float(_backend.count_digits(text)),
     }
     for name in tools:
         out[f"tool:{name}"] = 1.0
@@ -183,8 +187,9 @@ def hand_features(
 
 
 def auto_terms(row: Mapping[str, Any]) -> set[str]:
-    """The distinct words, punctuation runs and adjacent pairs of the agent's text (lowercase)."""
-    tokens = _TERM.findall(agent_text(row).lower())
+    """The distinct words and pairs of consecutive words of the agent's text (lowercase)."""
+    text = _backend.lower(agent_text(row))
+    tokens = [text[m.start():m.end()] for m in _WORD.finditer(text)]
     terms = set(tokens)
     terms.update(f"{a} {b}" for a, b in pairwise(tokens))
     return terms

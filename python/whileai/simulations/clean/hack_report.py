@@ -78,7 +78,7 @@ def hack_scan_diff(
         min_obs: fewer usable rows than this gives ``unknown``.
         alpha: the floor's level.
         seed: the permutation seed (the same for both sides).
-        auto: scan the auto tier (words, word pairs, punctuation runs).
+        auto: scan the auto tier (words and pairs of consecutive words).
         top: the auto tier's vocabulary size.
         kinds: tool kind overrides for the trajectory flags.
 

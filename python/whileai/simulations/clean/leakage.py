@@ -82,8 +82,8 @@ def _check_knobs(threshold: float, examples: int | None) -> None:
 
 
 def leakage_report(
-    generated: Any, sources: Any, *, threshold: float = 0.9, embedder: Any = "hash",
-    examples: int | None = 20, field: str = "prompt",
+    generated: Any, sources: Any, threshold: float = 0.9, embedder: Any = "hash",
+    examples: int | None = 20, *, field: str = "prompt",
 ) -> dict[str, Any]:
     """Flag generated rows whose ``field`` is a near copy of a source trace's (cosine).
 
@@ -143,8 +143,8 @@ def leakage_report(
 
 
 def drop_leaky_rows(
-    rows: Any, sources: Any, *, threshold: float = 0.9, embedder: Any = "hash",
-    examples: int | None = 20, field: str = "prompt",
+    rows: Any, sources: Any, threshold: float = 0.9, embedder: Any = "hash",
+    examples: int | None = 20, *, field: str = "prompt",
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return ``(kept_rows, leakage_report)``: every flagged row is removed, never rewritten.
 

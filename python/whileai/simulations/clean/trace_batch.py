@@ -49,7 +49,7 @@ Seen = tuple[str, int, list[str], bool, bool]
 def trace_patterns() -> list[str]:
     """The thirteen patterns of the flag rules, in the kernel's order (``_pure/trace.py``)."""
     t, c = trace_flags, claims
-    return [p.pattern for p in (
+    return [p.source for p in (
         t._TESTS_PASS, t._VERIFIED, t._EDITED, t._ADMITS_FAILURE, t._TEST_PATH, t._WEAKEN,
         t._SUPPRESS, t._BYPASS, t._DESTRUCTIVE, t._SECRET, t._TEST_CMD, c._CLAIM, c._CHAINED,
     )]

@@ -1,7 +1,11 @@
 """OpenTelemetry GenAI spans to trace rows: one row per conversation, ready for ``traces=``.
 
-Spans group by ``gen_ai.conversation.id`` (a span without one joins the conversation of its
-trace), else by trace id. In time order, the first user message becomes ``prompt``; tool calls
+Spans of other conventions (OpenInference, OpenLLMetry's indexed ``gen_ai.prompt.N``) are read
+as GenAI spans (``ingest.conventions``); log records (``ingest.logs``) join the span they were
+emitted in. Spans group by ``gen_ai.conversation.id`` (OpenInference's ``session.id``; a span
+without one joins the conversation of its trace), else by trace id; a row that is a truncated
+copy of another (each call its own trace, no parent span) is merged into it
+(``ingest.joins``). In time order, the first user message becomes ``prompt``; tool calls
 (``execute_tool`` spans with ``gen_ai.tool.*`` attributes, and ``tool_call`` /
 ``tool_call_response`` message parts, merged by call id) become tool steps; later user turns
 become user steps; the last assistant text becomes ``final_text``. ``gen_ai.usage.*`` is summed
@@ -29,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from whileai.simulations.ingest.joins import merge_prefixes
+from whileai.simulations.ingest.logs import LOG_RECORD, attach_logs, with_record_spans
 from whileai.simulations.ingest.messages import (
     INPUT_MESSAGES,
     OUTPUT_MESSAGES,
@@ -41,8 +47,8 @@ from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
 from whileai.simulations.ingest.steps import parse_json_value
 from whileai.simulations.rows import conversation
 
-__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "read_otel",
-           "rows_from_otel"]
+__all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "is_genai",
+           "is_otel_source", "read_otel", "rows_from_otel"]
 
 REWARD_KEYS: tuple[str, ...] = ("whileai.reward",)
 # Where a span says which situation (prompt group) its run belongs to: runs of one scenario are
@@ -64,7 +70,8 @@ COUNT_KEYS = (
     "spans_in", "not_a_span", "missing_ids", "missing_times", "unknown_values", "skipped_lines",
     "bad_json", "unknown_messages", "unknown_parts", "ignored_parts", "bad_arguments",
     "orphan_results", "tool_spans_without_name", "tool_calls_without_result", "rewards_rejected",
-    "empty_conversations", "conversations", "rows",
+    "empty_conversations", "conversations", "rows", "log_records", "log_records_alone",
+    "without_content", "not_genai", "merged",
 )
 _AGENT_OPERATIONS = {"invoke_agent", "create_agent", "invoke_workflow"}
 
@@ -75,6 +82,12 @@ class OtelLoad:
 
     rows: tuple[dict[str, Any], ...]
     counts: Mapping[str, int] = field(default_factory=dict)
+
+
+def is_genai(spans: Sequence[Span]) -> bool:
+    """Whether a span carries a GenAI attribute (another convention's read as one) or is a log
+    record of the chat."""
+    return any(k.startswith("gen_ai.") or k == LOG_RECORD for s in spans for k in s.attributes)
 
 
 def _is_tool_span(span: Span) -> bool:
@@ -305,16 +318,34 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
         usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
         if usage:
             row["usage"] = usage
-    models = [s.attributes.get("gen_ai.response.model") or s.attributes.get(
-        "gen_ai.request.model") for s in spans]
-    models = [m for m in models if m]
-    if models:
-        row["model_version"] = str(models[-1])
+    model = _model(spans)
+    if model is not None:
+        row["model_version"] = model
     reward = _reward(spans, reward_keys, tally)
     if reward is not None:
         row["reward"] = reward
     row["lineage"] = {"source": "otel", "stages": ["rows_from_otel"], "group": key}
     return row
+
+
+def _model(spans: Sequence[Span]) -> str | None:
+    """The model that answered: ``gen_ai.response.model`` of the last model call in time order
+    (an agent span may name only the model it asked for), else the request model."""
+    best: tuple[int, int, int] | None = None
+    model = None
+    for span in spans:  # one pass: a model call's response model, else its request model, ...
+        attrs = span.attributes
+        value, rank = attrs.get("gen_ai.response.model"), 2
+        if not value:
+            value, rank = attrs.get("gen_ai.request.model"), 1
+        if not value:
+            continue
+        if not _is_agent_span(span) and not _is_tool_span(span):
+            rank += 2  # ... then the same of any other span
+        key = (rank, span.start or 0, span.index)
+        if best is None or key > best:
+            best, model = key, value
+    return None if model is None else str(model)
 
 
 def _usage(spans: Sequence[Span]) -> dict[str, int]:
@@ -331,8 +362,31 @@ def _usage(spans: Sequence[Span]) -> dict[str, int]:
     return totals
 
 
-def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad:
+_OTEL_MARKS = (b'"resourceSpans"', b'"resourceLogs"', b'"resource_spans"', b'"trace_id": "0x')
+
+
+def is_otel_source(source: Any) -> bool:
+    """Whether ``source`` holds spans rather than rows: an OTLP/JSON export (a dict, or a file
+    whose first 64 KiB name ``resourceSpans`` / ``resourceLogs``) or the SDK's console JSON.
+
+    >>> is_otel_source({"resourceSpans": []}), is_otel_source([{"prompt": "hi"}])
+    (True, False)
+    """
+    if isinstance(source, Mapping):
+        return any(k in source for k in ("resourceSpans", "resourceLogs", "resource_spans"))
+    if isinstance(source, str | os.PathLike) and Path(source).is_file():
+        with open(source, "rb") as handle:
+            head = handle.read(65536)
+        return any(mark in head for mark in _OTEL_MARKS)
+    return False
+
+
+def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS, *,
+              merge: bool = True) -> OtelLoad:
     """Like :func:`rows_from_otel`, also returning the counts of what was skipped or odd.
+
+    ``merge=False`` keeps the rows that are truncated copies of another (``ingest.joins``):
+    for a caller that merges them itself, as the platform's receiver does across requests.
 
     Raises:
         RowError: ``source`` is not a file, an export dict or an iterable of spans.
@@ -342,8 +396,11 @@ def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad
         docs, skipped = read_export(Path(source))
         tally["skipped_lines"] += skipped
         source = docs
-    spans, decoded = decode_spans(source)
+    spans, decoded = decode_spans(with_record_spans(source))
     tally.update({k: v for k, v in decoded.as_dict().items() if v})
+    spans, joined, alone = attach_logs(spans)
+    if joined or alone:
+        tally.update(log_records=joined + alone, log_records_alone=alone)
     by_trace: dict[str, str] = {}
     for span in spans:
         conv = span.attributes.get(CONVERSATION_ID)
@@ -353,8 +410,18 @@ def read_otel(source: Any, reward_keys: Sequence[str] = REWARD_KEYS) -> OtelLoad
     for span in spans:
         conv = span.attributes.get(CONVERSATION_ID) or by_trace.get(span.trace_id)
         groups.setdefault(str(conv) if conv else span.trace_id, []).append(span)
-    rows = [row for key, group in groups.items()
-            if (row := _build(key, group, tuple(reward_keys), tally)) is not None]
+    rows = []
+    for key, group in groups.items():
+        row = _build(key, group, tuple(reward_keys), tally)
+        if row is not None:
+            rows.append(row)
+        else:
+            tally["without_content" if is_genai(group) else "not_genai"] += 1
+    if merge:
+        rows, tally["merged"] = merge_prefixes(rows)
+        if tally["merged"]:  # a merged copy's unanswered call is answered in the row it joined
+            tally["tool_calls_without_result"] = sum(
+                1 for row in rows for s in row["steps"] if "tool" in s and s["result"] is None)
     tally["conversations"] = len(groups)
     tally["rows"] = len(rows)
     counts = {**dict.fromkeys(COUNT_KEYS, 0), **tally}

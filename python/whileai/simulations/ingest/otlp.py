@@ -16,16 +16,19 @@ the rest of the batch.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from whileai.errors import RowError
+from whileai.simulations.ingest.conventions import adapt_attributes
 from whileai.simulations.io import read_jsonl
-from whileai.simulations.jsondepth import loads_limited
+from whileai.simulations.jsondepth import check_depth, loads_limited
 
 __all__ = [
     "Span",
@@ -38,6 +41,7 @@ __all__ = [
 ]
 
 _MISSING = object()
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _PLAIN = (str, int, float, bool)  # values that decode to themselves (exact types: a fast path)
 
 
@@ -199,7 +203,21 @@ def _time(raw: Any) -> int | None:
     try:
         value = int(raw)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
+        return _iso_time(raw)
+    return value if value > 0 else None
+
+
+def _iso_time(raw: Any) -> int | None:
+    """An ISO-8601 time (the SDK's console JSON: ``2026-01-02T03:04:05.123456Z``) in ns."""
+    if not isinstance(raw, str):
         return None
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    value = (moment - _EPOCH) // timedelta(microseconds=1) * 1000
     return value if value > 0 else None
 
 
@@ -232,7 +250,8 @@ def _from_sdk(obj: Any, tally: Counter[str], index: int) -> Span:
         name=str(getattr(obj, "name", "") or ""),
         start=_time(getattr(obj, "start_time", None)),
         end=_time(getattr(obj, "end_time", None)),
-        attributes=_decode_attributes(dict(getattr(obj, "attributes", None) or {}), tally),
+        attributes=adapt_attributes(
+            _decode_attributes(dict(getattr(obj, "attributes", None) or {}), tally)),
         events=events,
         error=code == "ERROR",
         status_message=str(getattr(status, "description", "") or ""),
@@ -269,14 +288,16 @@ def _from_dict(raw: Mapping[str, Any], tally: Counter[str], index: int) -> Span:
                 attributes=_decode_attributes(e.get("attributes"), tally),
             )
         )
+    ctx = raw.get("context")
+    ids = ctx if isinstance(ctx, Mapping) else raw  # the SDK's console JSON nests its ids
     return Span(
-        trace_id=_hex_id(_first(raw, "traceId", "trace_id"), 32),
-        span_id=_hex_id(_first(raw, "spanId", "span_id")),
+        trace_id=_hex_id(_first(ids, "traceId", "trace_id"), 32),
+        span_id=_hex_id(_first(ids, "spanId", "span_id")),
         parent_id=_hex_id(_first(raw, "parentSpanId", "parent_span_id", "parent_id")),
         name=str(raw.get("name") or ""),
         start=_time(_first(raw, "startTimeUnixNano", "start_time_unix_nano", "start_time")),
         end=_time(_first(raw, "endTimeUnixNano", "end_time_unix_nano", "end_time")),
-        attributes=_decode_attributes(raw.get("attributes"), tally),
+        attributes=adapt_attributes(_decode_attributes(raw.get("attributes"), tally)),
         events=tuple(events),
         error=code in (2, "2", "STATUS_CODE_ERROR", "ERROR", "error"),
         status_message=str(status.get("message") or status.get("description") or ""),
@@ -317,12 +338,37 @@ def read_export(path: Path) -> tuple[list[Any], int]:
     """
     if not path.is_file():
         raise RowError(f"rows_from_otel: no such file {str(path)!r}; pass an OTLP/JSON export")
+    data = path.read_bytes()
     try:
-        return [loads_limited(path.read_bytes(), where=str(path))], 0
+        return [loads_limited(data, where=str(path))], 0
     except ValueError:
+        docs = _concatenated(data)
+        if docs:
+            return docs, 0
         reader = read_jsonl(path, strict=False)
-        docs: list[Any] = list(reader)
-        return docs, reader.skipped
+        return list(reader), reader.skipped
+
+
+def _concatenated(data: bytes) -> list[Any]:
+    """The documents of a file of JSON documents one after another, each over several lines
+    (what the SDK's ``ConsoleSpanExporter`` writes); empty when the file is not that."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return []
+    decoder, at = json.JSONDecoder(), 0
+    docs: list[Any] = []
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return docs if len(docs) > 1 else []
+        try:
+            doc, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return []
+        check_depth(doc, where="console JSON")
+        docs.append(doc)
 
 
 def decode_spans(source: Any) -> tuple[list[Span], SpanCounts]:

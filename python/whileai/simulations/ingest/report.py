@@ -16,7 +16,9 @@ from whileai.simulations.generate.grid import default_axes
 from whileai.simulations.ingest.dimensions import aim_axes
 from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import mine_traces, opening_share
+from whileai.simulations.ingest.otel import is_otel_source, read_otel
 from whileai.simulations.ingest.traces import normalize_traces
+from whileai.simulations.ingest.unbuilt import REASONS, explain
 from whileai.simulations.spec import agent_spec
 
 __all__ = ["format_trace_report", "trace_report"]
@@ -27,6 +29,11 @@ def trace_report(
 ) -> dict[str, Any]:
     """What ``traces`` contain and which grid values they move forward (a JSON-able dict).
 
+    ``traces`` may also be OpenTelemetry spans (an OTLP/JSON export or the SDK's console JSON,
+    a file or a dict): their rows are reported, and ``unbuilt`` counts the conversations that
+    gave none by reason (``without_content``, ``not_genai``, ``merged``), with what to turn on
+    among the ``warnings``.
+
     Counts: traces in, rows kept, rows dropped (and why), unreadable JSONL lines, rewards that
     were not a clean 0/1, graded / ungraded / advisory-only labels, tool calls and faults
     observed, calls that never got a result. With ``tools`` (and optionally ``policy``) the
@@ -36,6 +43,11 @@ def trace_report(
     Raises:
         RowError: ``traces`` is neither a JSONL path nor an iterable of rows.
     """
+    unbuilt: dict[str, int] = {}
+    if is_otel_source(traces):  # spans: rows first, and what gave none, by reason
+        otel = read_otel(traces)
+        unbuilt = {k: otel.counts[k] for k in REASONS if otel.counts.get(k)}
+        traces = list(otel.rows)
     load = normalize_traces(traces)
     rows = list(load.rows)
     mined = mine_traces(rows)
@@ -48,6 +60,8 @@ def trace_report(
         _, aiming = aim_axes(base, mined)
     counts = load.counts()
     warnings: list[str] = []
+    if unbuilt:
+        warnings.append(explain(unbuilt))
     if load.skipped_lines:
         warnings.append(f"{load.skipped_lines} unreadable JSONL line(s) skipped")
     if load.rewards_rejected:
@@ -96,6 +110,7 @@ def trace_report(
         "dropped_tools": aiming["dropped_tools"],
         "unknown_tools": aiming["unknown_tools"],
         "unmapped_faults": aiming["unmapped_faults"],
+        "unbuilt": unbuilt,
         "warnings": warnings,
     }
 

@@ -21,6 +21,7 @@ from typing import Any
 from whileai.errors import ConfigError, JudgeError
 from whileai.simulations.judge.judging import DEFAULT_TIMEOUT, judge_row
 from whileai.simulations.kwcheck import valid_kwargs
+from whileai.simulations.models.spec import ModelSpec
 from whileai.simulations.rowsource import as_rows
 
 __all__ = ["EXPLOIT_RATE", "FILLER", "PROBES", "judge_pairs", "judge_probes"]
@@ -180,19 +181,39 @@ def _side(pair: dict[str, Any], *names: str) -> Any:
 
 @valid_kwargs
 def judge_pairs(
-    pairs: Any, *, judge: Callable[[Any], Any] | None = None
+    pairs: Any, *, judge: Any = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Judge each A/B pair in both orders; a verdict that follows the position is a tie.
 
     ``judge({"prompt", "a", "b"})`` returns ``"a"``, ``"b"`` or ``"tie"`` (or ``{"winner": ...}``).
     Pairs are dicts with ``a``/``b`` (or ``chosen``/``rejected``) and optionally ``prompt``.
+    ``judge`` may also be a model spec; without one the configured judge model
+    (``whileai.configure(judge=...)``, ``WHILEAI_JUDGE``) compares the two replies
+    (``judge.llm_pairs.pair_judge``).
 
     >>> _, rep = judge_pairs([{"a": "long answer", "b": "x"}], judge=lambda p: "a")
     >>> rep["position_flip_rate"]
     1.0
+
+    Raises:
+        JudgeError: no judge given and no judge model configured.
     """
-    if judge is None or not callable(judge):
-        raise JudgeError("judge_pairs needs judge=: a callable {'prompt','a','b'} -> 'a'|'b'|'tie'")
+    if judge is None or isinstance(judge, str | ModelSpec):
+        from whileai.simulations.judge.llm_pairs import pair_judge
+
+        model = pair_judge(judge)
+        try:
+            return _judge_pairs(pairs, model)
+        finally:
+            model.close()
+    if not callable(judge):
+        raise JudgeError(f"judge= is a {type(judge).__name__}: pass a callable {{'prompt','a',"
+                         "'b'} -> 'a'|'b'|'tie', or a judge model spec")
+    return _judge_pairs(pairs, judge)
+
+
+def _judge_pairs(pairs: Any, judge: Callable[[Any], Any]
+                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     out, flips, errors = [], 0, 0
     counts = {"a": 0, "b": 0, "tie": 0}
     for i, pair in enumerate(pairs):

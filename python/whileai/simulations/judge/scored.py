@@ -53,14 +53,16 @@ class ScoredData:
         self, name: str, *, parent: str | None = None, holdout: float | None = None,
         purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
         gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
-        description: str | None = None, api_key: str | None = None, progress: bool = True,
+        description: str | None = None, mode: str | None = None, api_key: str | None = None,
+        progress: bool = True,
     ) -> dict[str, Any]:
         """Gate and push the graded rows to the platform (options as ``SimulationData.push``)."""
         from whileai.platform.push import push_run
 
         return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
                         publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
-                        description=description, api_key=api_key, progress=progress)
+                        description=description, mode=mode, api_key=api_key,
+                        progress=progress)
 
     @property
     def trajectories(self) -> list[dict[str, Any]]:

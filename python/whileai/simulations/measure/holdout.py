@@ -44,7 +44,7 @@ def flaw_signature(row: dict[str, Any]) -> str | None:
 
 
 def split_pseudo_production(
-    rows: Any, fraction: float = 0.2, *, seed: int = 0
+    rows: Any, fraction: float = 0.2, seed: int = 0
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Return ``(held_out, rest)``: whole tasks, every flaw signature held out at least once."""
     if not 0.0 < fraction < 1.0:

@@ -6,6 +6,12 @@ pass@1 is the mean over tasks of each task's pass rate; pass^k and pass@k are th
 tasks of the unbiased per-task estimates ``C(c, k) / C(n, k)`` and ``1 - C(n - c, k) / C(n, k)``
 where ``n`` is the task's judged rollouts, ``c`` its passes, and ``k`` the smallest group.
 
+A group ``simulate(mode="rl")`` stopped early as unanimous (its rows carry
+``early_stop: {"after": n, "k": k}``) counts as unanimous at its k when its graded rollouts
+agree, so the probe does not shrink every k-way number; one whose rewards split is left out of
+pass^k and pass@k (its later rollouts were never run), as is a group the run cut short
+(``group_cut``: the budget or the clock ended it). Each is counted in ``notes``.
+
 >>> rows = [{"task_id": "a", "reward": r} for r in (1, 1, 0, 0)]
 >>> pass_at(rows, n_resamples=50).pass_at_1
 0.5
@@ -25,6 +31,7 @@ from whileai.simulations.rowsource import as_rows, read_reward, task_key
 __all__ = [
     "MIN_K",
     "PassAt",
+    "early_stops",
     "group_outcomes",
     "pass_at",
     "pass_at_k_estimate",
@@ -144,6 +151,62 @@ def group_outcomes(
     return groups, prompts, skipped
 
 
+def early_stops(rows: list[dict[str, Any]]) -> tuple[dict[str, int], set[str]]:
+    """``(task -> the k its run aimed at, for tasks stopped early as unanimous; cut tasks)``.
+
+    >>> early_stops([{"prompt": "p", "early_stop": {"after": 2, "k": 8}},
+    ...              {"prompt": "q", "group_cut": True}])
+    ({'p': 8}, {'q'})
+    """
+    stops: dict[str, int] = {}
+    cut: set[str] = set()
+    for row in rows:
+        stop = row.get("early_stop")
+        target = stop.get("k") if isinstance(stop, dict) else None
+        if not (isinstance(target, int) and not isinstance(target, bool)) and not row.get(
+                "group_cut"):
+            continue
+        key = task_key(row)
+        if key is None:
+            continue
+        if isinstance(target, int) and not isinstance(target, bool):
+            stops[key] = max(stops.get(key, 0), target)
+        if row.get("group_cut"):
+            cut.add(key)
+    return stops, cut
+
+
+def _at_run_k(groups: dict[str, list[int]], stops: dict[str, int], cut: set[str]
+              ) -> tuple[dict[str, tuple[int, int]], list[str]]:
+    """``(task -> (n, c) for the k-way numbers, notes)``: tasks left out have no entry."""
+    counts = {t: (len(v), sum(v)) for t, v in groups.items()}
+    lifted: list[int] = []
+    split: list[str] = []
+    for task, target in stops.items():
+        n, c = counts.get(task, (target, 0))
+        if n >= target:
+            continue
+        if c in (0, n):
+            counts[task] = (target, target if c else 0)
+            lifted.append(n)
+        else:
+            split.append(task)
+    short = [t for t in cut if t in counts and t not in stops]
+    notes = []
+    if lifted:
+        notes.append(f"{len(lifted)} groups stopped early as unanimous (after {min(lifted)}-"
+                     f"{max(lifted)} rollouts) count as unanimous at the run's k")
+    if split:
+        notes.append(f"{len(split)} groups stopped early split once graded: left out of pass^k "
+                     "and pass@k (their later rollouts were never run)")
+    if short:
+        notes.append(f"{len(short)} groups cut short by the run's budget or clock: left out of "
+                     "pass^k and pass@k")
+    for task in (*split, *short):
+        del counts[task]
+    return counts, notes
+
+
 def _skip_notes(skipped: dict[str, int]) -> list[str]:
     notes = []
     if skipped["unjudged"]:
@@ -208,23 +271,26 @@ def pass_at(
     ci = bootstrap_ci(rates, n_resamples=n_resamples, seed=seed)
     if ci is None:
         notes.append("one task only: no interval on pass@1")
-    k = min(len(v) for v in groups.values())
+    counts, stop_notes = _at_run_k(groups, *early_stops(row_list))
+    notes.extend(stop_notes)
+    kway = [t for t in keys if t in counts]
+    k = min(counts[t][0] for t in kway) if kway else min(len(v) for v in groups.values())
     pow_k = at_k = headroom = None
     pow_ci = at_ci = None
-    if k < MIN_K:
+    if k < MIN_K or not kway:
         notes.append(
             f"smallest group has {k} repeats: pass^k and pass@k need {MIN_K}+ repeats per task"
         )
     else:
-        pows = [pass_pow_k_estimate(len(groups[t]), sum(groups[t]), k) for t in keys]
-        ats = [pass_at_k_estimate(len(groups[t]), sum(groups[t]), k) for t in keys]
+        pows = [pass_pow_k_estimate(*counts[t], k) for t in kway]
+        ats = [pass_at_k_estimate(*counts[t], k) for t in kway]
         pow_k, at_k = mean(pows), mean(ats)
         headroom = at_k - p1
-        if len(keys) >= MIN_GROUPS_FOR_CI:
+        if len(kway) >= MIN_GROUPS_FOR_CI:
             pow_ci = bootstrap_ci(pows, n_resamples=n_resamples, seed=seed + 1)
             at_ci = bootstrap_ci(ats, n_resamples=n_resamples, seed=seed + 2)
         else:
-            notes.append(f"{len(keys)} groups: k-way intervals need {MIN_GROUPS_FOR_CI}+")
+            notes.append(f"{len(kway)} groups: k-way intervals need {MIN_GROUPS_FOR_CI}+")
     return PassAt(
         pass_at_1=p1, pass_pow_k=pow_k, pass_at_k=at_k, k=k, headroom=headroom, ci95=ci,
         pass_pow_k_ci95=pow_ci, pass_at_k_ci95=at_ci, per_task=per_task, n_groups=len(keys),

@@ -75,7 +75,7 @@ def _pass_section(rows: list[dict[str, Any]], seed: int) -> str:
     from whileai.simulations.measure.passat import pass_at
 
     result = pass_at(rows, seed=seed)
-    k = result.k if result.k is not None else "k"
+    k = result.k if result.k is not None and result.pass_at_k is not None else "k"  # n/a: "k"
     metrics: list[list[Any]] = [["pass@1", result.pass_at_1, result.ci95],
                [f"pass^{k}", result.pass_pow_k, result.pass_pow_k_ci95],
                [f"pass@{k}", result.pass_at_k, result.pass_at_k_ci95],

@@ -4,7 +4,10 @@
 with ``probe`` rollouts; a group whose rollouts disagree is filled to k; a unanimous group gets
 one more rollout only while the measured chance that its next rollout differs (the hazard, with
 a 1/(n+2) prior) beats what a fresh situation yields per rollout (the run's mixed rate over the
-probe, per probe rollout); when nothing fresh is left, stopped groups are resumed to k.
+probe, per probe rollout); when nothing fresh is left, stopped groups are resumed to k. The
+rows of a stopped group are stamped ``early_stop: {"after": n, "k": k}``, so ``pass_at`` can
+count a group that stayed unanimous as unanimous at the run's k instead of shrinking every
+k-way number to the probe.
 A lost rollout is run again, up to ``ATTEMPTS`` times; then it is given up and its group aims
 one rollout lower, so one ask the agent always fails on cannot hold the whole run.
 
@@ -154,6 +157,8 @@ class Allocator:
             group.issue_to = group.issued + 1
             return self._issue(group, "extend")
         group.state = "stopped"
+        for row in group.rows:  # pass_at reads a unanimous stopped group at the run's k
+            row["early_stop"] = {"after": group.landed, "k": group.target}
         return None
 
     def land(self, job: Job, signature: object | None, row: dict[str, Any] | None) -> None:
@@ -193,6 +198,8 @@ class Allocator:
         again = [g for g in self.groups if g.state == "stopped"]
         for group in again:
             group.state = "open"
+            for row in group.rows:  # it goes on to k: no longer an early stop
+                row.pop("early_stop", None)
             self.ready.append(group)
         return bool(again)
 

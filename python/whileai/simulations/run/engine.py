@@ -302,11 +302,10 @@ def run(inputs: RunInputs) -> RunResult:
             raise
         if sched.inflight:
             sched.drain()
-        if sched.stop == "time_budget" or halted is not None:  # stamped before the file gets them
-            for group in sched.alloc.groups:
-                if group.state == "open" and 0 < group.landed < group.target:
-                    for row in group.rows:
-                        row["group_cut"] = True
+        for group in sched.alloc.groups:  # short of k at the stop: stamped before the file
+            if group.state == "open" and 0 < group.landed < group.target:
+                for row in group.rows:
+                    row["group_cut"] = True
     finally:
         sched.close()
     trajectories, output, stop = sched.trajectories, sched.output, sched.stop

@@ -34,6 +34,7 @@ from whileai.simulations.rows import export_row
 __all__ = ["RunOutput", "job_identity", "stored_jobs"]
 
 JobKey = tuple[str, int]
+_STAMPS = ("group_cut", "early_stop")  # set on a held row by the engine after it landed
 
 
 def job_identity(row: Mapping[str, Any]) -> tuple[int, str, int] | None:
@@ -104,11 +105,13 @@ class RunOutput:
         self._held.setdefault(id(group), (group, []))[1].append((row, exported, line))
 
     def _lines(self, held: list[tuple[dict[str, Any], dict[str, Any], str]]) -> list[str]:
-        """The held rows' lines; a row stamped ``group_cut`` since it landed is re-encoded."""
+        """The held rows' lines; a row stamped (``group_cut``, ``early_stop``) since it landed
+        is re-encoded."""
         lines = []
         for row, exported, line in held:
-            if row.get("group_cut") and not exported.get("group_cut"):
-                line = dumps_row({**exported, "group_cut": True}, where=f"{self.path} row")
+            stamps = {k: row[k] for k in _STAMPS if k in row and exported.get(k) != row[k]}
+            if stamps:
+                line = dumps_row({**exported, **stamps}, where=f"{self.path} row")
             lines.append(line)
         return lines
 

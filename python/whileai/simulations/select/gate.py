@@ -141,7 +141,9 @@ def publish_gate(
             raise PublishGateError(
                 f"publish gate: none of {signal['asks']} asks has both passing and failing "
                 f"rollouts ({signal['all_pass']} all pass, {signal['all_fail']} all fail): a "
-                "grouped update learns nothing; add harder or easier asks, or publish as sft"
+                "grouped update learns nothing; add harder or easier asks, or publish them as SFT "
+                "data (mode='sft' on data.push / push_rows / push_file, --mode sft on "
+                "whileai push)"
             )
         if graded < len(stamped):
             warnings.append(

@@ -16,6 +16,7 @@ it: a server that is down only delays the upload (``whileai runs import`` sends 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -86,8 +87,14 @@ class TrainingRun:
         return self._last_step
 
     def _sent(self) -> None:
-        if self.sender is not None:
+        if self.sender is None:
+            return
+        if self.status == "running":
             self.sender.notify()
+        elif not self.sender.send_now():  # finished: the sender's thread has stopped
+            warnings.warn(f"run {self.id}: saved in {self.folder.path} but not sent to the "
+                          f"platform ({self.sender.last_error}); `whileai runs import "
+                          f"{self.folder.path}` sends it later", RuntimeWarning, stacklevel=3)
 
     def log(self, step: int, **metrics: Any) -> None:
         """Record metrics at ``step`` (numbers; torch/numpy scalars are read with ``.item()``)."""

@@ -134,6 +134,18 @@ class RunSender:
         self.notify()
         return self._idle.wait(timeout)
 
+    def send_now(self) -> bool:
+        """Send what is past the cursor in the caller's thread (after ``close``: a holdout
+        result or a note added to a finished run); False, with ``last_error``, on failure."""
+        try:
+            upload_folder(self.folder, self.transport)
+        except Exception as exc:  # the caller decides how loud a failed late send is
+            self.failures += 1
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            return False
+        self.last_error = None
+        return True
+
     def close(self, timeout: float = 10.0) -> bool:
         """Flush (bounded by ``timeout``), then stop the thread; True when all was sent."""
         done = self.flush(timeout)

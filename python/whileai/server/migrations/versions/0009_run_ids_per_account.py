@@ -6,8 +6,8 @@ Now ``run_id`` holds the client's id, unique within its account only, and ``id``
 internal key: the same text for runs made before this migration, a digest of the account and
 the client's id for new ones (``services.runs.run_key``), so two accounts may use one id.
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
