@@ -42,6 +42,16 @@ def register(sub: Any) -> None:
                        help="largest request body; bigger ones get 413 (default: 8 GiB)")
     serve.add_argument("--max-pending-exports", type=int, default=None,
                        help="OTLP trace exports held at once; more get 429 (default: 8)")
+    serve.add_argument("--max-exports-per-account", type=int, default=None,
+                       help="of those, how many one account may hold (default: 4)")
+    serve.add_argument("--read-timeout", type=int, default=None,
+                       help="seconds to send a request's headers, and each piece of its body; "
+                            "slower connections are closed (default: 30)")
+    serve.add_argument("--idle-timeout", type=int, default=None,
+                       help="seconds a kept-alive connection may sit idle (default: 5)")
+    serve.add_argument("--min-body-rate", type=int, default=None,
+                       help="bytes/s a request body must average past the first "
+                            "--read-timeout seconds (default: 65536)")
     serve.add_argument("--max-auth-failures", type=int, default=None,
                        help="refused credentials per client address per minute before 429 "
                             "(default: 60)")

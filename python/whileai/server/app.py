@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import sqlalchemy as sa
 from fastapi import FastAPI, Request
@@ -18,9 +19,11 @@ from starlette.exceptions import HTTPException
 from whileai._version import __version__
 from whileai.server.config import ServerConfig
 from whileai.server.errors import ApiError
+from whileai.server.limits import RequestLimits
 from whileai.server.pages import router as pages_router
 from whileai.server.pages.guard import PageGuard
 from whileai.server.routes import ROUTERS
+from whileai.server.routes.deps import KEY_SCHEMES, check_credential
 from whileai.server.routes.traces import ExportGate, otlp_error
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
@@ -53,9 +56,12 @@ def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
 
 
 def _error(request: Request, status: int, code: str, message: str,
-           retry_after: int | None = None) -> Response:
+           retry_after: int | None = None,
+           extra: Mapping[str, str] | None = None) -> Response:
     """``{"error": code, "message": message}``, or what OTLP/HTTP answers an export with."""
-    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    headers = dict(extra) if extra else None
+    if retry_after is not None:
+        headers = {**(headers or {}), "Retry-After": str(retry_after)}
     otlp = otlp_error(request, status, message, headers)
     if otlp is not None:
         return otlp
@@ -69,15 +75,25 @@ async def _api_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    code = {404: "not_found", 405: "bad_request", 413: "too_large"}.get(exc.status_code,
-                                                                        "bad_request")
-    return _error(request, exc.status_code, code, str(exc.detail))
+    code = {404: "not_found", 405: "bad_request", 408: "timeout",
+            413: "too_large"}.get(exc.status_code, "bad_request")
+    return _error(request, exc.status_code, code, str(exc.detail), extra=exc.headers)
+
+
+def _where(loc: Sequence[Any]) -> str:
+    """A validation error's location as a path: ``("body", "points", 0, "step")`` ->
+    ``points[0].step``; a query or path parameter says so (``offset (query)``)."""
+    head, *rest = loc or ("body",)
+    path = ""
+    for part in rest:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}" if path else str(part)
+    return (path or "the body") if head == "body" else f"{path} ({head})"
 
 
 async def _invalid(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in err.get('loc', ()))}: {err.get('msg')}"
+        f"{_where(err.get('loc', ()))}: {str(err.get('msg')).removeprefix('Value error, ')}"
         for err in exc.errors()
     )
     return _error(request, 400, "bad_request", problems or "invalid request")
@@ -103,7 +119,8 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
                   docs_url=None, redoc_url=None,
                   description="Datasets, agents and accounts of a self-hosted whileai server.")
     app.state.store = store or open_store(config)
-    app.state.export_gate = ExportGate(config.max_pending_exports)
+    app.state.export_gate = ExportGate(limit=config.max_pending_exports,
+                                        per_account=config.max_exports_per_account)
     app.state.auth_throttle = Throttle(burst=config.max_auth_failures, window=60.0)
     app.state.signup_throttle = Throttle(burst=config.max_signups, window=3600.0)
     app.add_middleware(PageGuard)  # security headers on every response, the CSRF cookie
@@ -111,6 +128,9 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(Exception, _internal)
+    app.add_middleware(RequestLimits, store=app.state.store, routes=app.router.routes,
+                       key_schemes=KEY_SCHEMES, check_key=check_credential,
+                       render=_api_error)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(pages_router)  # the web pages: HTML over the same services

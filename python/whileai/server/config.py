@@ -36,7 +36,8 @@ def _sqlalchemy_url(url: str) -> str:
 
 # The limits a server enforces, each at least 1 (``whileai serve --max-...`` flags).
 LIMITS = ("max_storage_bytes", "max_rows_per_dataset", "max_request_bytes",
-          "max_pending_exports", "max_auth_failures", "max_signups")
+          "max_pending_exports", "max_exports_per_account", "read_timeout", "idle_timeout",
+          "min_body_rate", "max_auth_failures", "max_signups")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +53,13 @@ class ServerConfig:
         max_pending_exports: OTLP export requests the trace receiver holds at once (reading,
             queued or being stored); one more is answered 429 with ``Retry-After`` at once, so a
             flood of spans never queues without bound.
+        max_exports_per_account: of those, how many one account may hold (at most
+            ``max_pending_exports``), so one account cannot take every place.
+        read_timeout: seconds a client has to send a request's headers, and to deliver each
+            piece of its body; a connection that misses it is closed (408 once a request began).
+        idle_timeout: seconds a kept-alive connection may sit idle between requests.
+        min_body_rate: bytes per second a body must average after the first ``read_timeout``
+            seconds, so a body trickled in a byte at a time is cut off too.
         max_auth_failures: refused credentials per client address (and per account a
             delegated credential names) per minute; past them, 429 with ``Retry-After``.
         max_signups: sign-ups per client address per hour.
@@ -66,6 +74,10 @@ class ServerConfig:
     max_rows_per_dataset: int = 50_000_000
     max_request_bytes: int = 8 * GIB
     max_pending_exports: int = 8
+    max_exports_per_account: int = 4
+    read_timeout: int = 30
+    idle_timeout: int = 5
+    min_body_rate: int = 64 * 1024
     max_auth_failures: int = 60
     max_signups: int = 20
     open_signup: bool = False

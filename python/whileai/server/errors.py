@@ -14,13 +14,13 @@ __all__ = ["STATUS", "ApiError", "ErrorCode"]
 
 ErrorCode = Literal[
     "bad_request", "no_key", "refused_key", "forbidden", "not_found", "conflict",
-    "quota_exceeded", "too_large", "busy", "signup_closed", "internal",
+    "quota_exceeded", "too_large", "timeout", "busy", "signup_closed", "internal",
 ]
 
 STATUS: dict[str, int] = {
     "bad_request": 400, "no_key": 401, "refused_key": 401, "forbidden": 403, "not_found": 404,
-    "conflict": 409, "quota_exceeded": 403, "too_large": 413, "busy": 429, "signup_closed": 403,
-    "internal": 500,
+    "conflict": 409, "quota_exceeded": 403, "timeout": 408, "too_large": 413, "busy": 429,
+    "signup_closed": 403, "internal": 500,
 }
 
 

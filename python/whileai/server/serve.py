@@ -82,6 +82,7 @@ def run(config: ServerConfig, *, host: str, port: int, log_level: str = "info") 
     import uvicorn
 
     from whileai.server.app import create_app
+    from whileai.server.connections import guarded_protocol
 
     problem = port_problem(host, port)
     if problem is not None:
@@ -96,4 +97,5 @@ def run(config: ServerConfig, *, host: str, port: int, log_level: str = "info") 
     print(f"whileai serve: {config.directory} ({app.state.store.engine.dialect.name}) on "
           f"http://{host}:{port}", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, timeout_keep_alive=config.idle_timeout,
+                http=guarded_protocol(config.read_timeout))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -34,34 +34,43 @@ class _PartResponse(FileResponse):
     chunk_size = 1024 * 1024
 
 
+_BATCH = 1024 * 1024  # bytes of a push parsed at a time by a worker thread
+
+
+def _check_size(written: int, limit: int, free: int) -> None:
+    if written > limit:
+        raise ApiError("too_large", f"the upload passed {limit} bytes, the most this "
+                       "server takes per request")
+    if written > free:
+        raise ApiError("quota_exceeded", f"storage quota: this upload passed the "
+                       f"{free} bytes left on the account; nothing was stored")
+
+
 @router.post("", response_model=DatasetOut, status_code=201,
              summary="Upload rows as JSONL (request body) into a new dataset")
 async def push(request: Request, query: Annotated[PushQuery, Query()], store: StoreDep,
                account: Writer) -> dict[str, Any]:
     """Stream the body to a temp part; the dataset appears only when every byte is stored."""
-    limit = store.config.max_request_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ApiError("too_large", f"the request holds {declared} bytes; this server takes "
-                       f"at most {limit} per request")
+    limit = store.config.max_request_bytes  # a declared length past it got 413 already
     new = datasets.NewDataset(**query.model_dump(exclude={"keep_privileged"}))
     free = await run_in_threadpool(datasets.check_new, store, account, new)
     lines = LineCounter(max_rows=store.config.max_rows_per_dataset)
     teacher_only = PrivilegedLines()
     writer = PartWriter(store.config.tmp_dir)
+
     try:
+        pending: list[bytes] = []  # bytes stored but not yet checked, parsed in batches
+        size = 0
         async for chunk in request.stream():
-            if not chunk:
-                continue
-            lines.feed(chunk)
-            teacher_only.feed(chunk)
             writer.write(chunk)
-            if writer.bytes > limit:
-                raise ApiError("too_large", f"the upload passed {limit} bytes, the most this "
-                               "server takes per request")
-            if writer.bytes > free:
-                raise ApiError("quota_exceeded", f"storage quota: this upload passed the "
-                               f"{free} bytes left on the account; nothing was stored")
+            teacher_only.feed(chunk)
+            _check_size(writer.bytes, limit, free)
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= _BATCH:  # parsing is CPU work: off the event loop
+                await run_in_threadpool(lines.feed, b"".join(pending))
+                pending, size = [], 0
+        await run_in_threadpool(lines.feed, b"".join(pending))
         tail = lines.close()
         held = teacher_only.close()
         if held and not query.keep_privileged:
@@ -83,7 +92,8 @@ def list_datasets(store: StoreDep, account: Reader,
 
 @router.post("/delete-empty", response_model=DeleteEmptyOut,
              summary="Delete datasets with no bytes (or at most max_rows rows)")
-def delete_empty(store: StoreDep, account: Writer, max_rows: int = 0,
+def delete_empty(store: StoreDep, account: Writer,
+                 max_rows: int = Query(0, ge=0, le=2**63 - 1),
                  dry_run: bool = False) -> dict[str, Any]:
     """Permanent unless ``dry_run``."""
     return datasets.delete_empty(store, account, max_rows=max_rows, dry_run=dry_run)
@@ -117,7 +127,8 @@ def manifest(dataset_id: str, store: StoreDep, account: MaybeAccount) -> dict[st
 
 @router.get("/{dataset_id}/parts/{index}", response_class=FileResponse,
             summary="The JSONL bytes of one part")
-def part(dataset_id: str, index: int, store: StoreDep, account: MaybeAccount) -> FileResponse:
+def part(dataset_id: str, index: Annotated[int, Path(ge=0, le=2**31 - 1)], store: StoreDep,
+         account: MaybeAccount) -> FileResponse:
     """One immutable part, streamed."""
     path = datasets.part_file(store, account, dataset_id, index)
     return _PartResponse(path, media_type="application/x-ndjson")

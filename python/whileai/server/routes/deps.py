@@ -22,8 +22,8 @@ from whileai.server.services.access import require
 from whileai.server.services.accounts import authenticate
 from whileai.server.throttle import Throttle, attempt
 
-__all__ = ["Admin", "KeyManager", "MaybeAccount", "Reader", "StoreDep", "Writer", "checked",
-           "client_address", "get_store", "needs"]
+__all__ = ["KEY_SCHEMES", "Admin", "KeyManager", "MaybeAccount", "Reader", "StoreDep", "Writer",
+           "check_credential", "checked", "client_address", "get_store", "needs"]
 
 _WHO = {Capability.READ: "an API key or a delegated credential",
         Capability.WRITE: "an API key or a delegated credential of scope write",
@@ -63,6 +63,18 @@ def checked(request: Request, store: Store, token: str | None) -> Account:
     throttle: Throttle = request.app.state.auth_throttle
     return attempt(throttle, client_address(request), token,
                    lambda: authenticate(store, token))
+
+
+KEY_SCHEMES = frozenset(_bearers.values())  # a route that declares one needs a credential
+
+
+def check_credential(request: Request) -> Account:
+    """The account behind the request's credential (Bearer, else ``X-Api-Key``), checked
+    through the throttle: what ``needs`` checks first, run by ``limits.RequestLimits`` before a
+    body is read."""
+    scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+    token = bearer.strip() if scheme.lower() == "bearer" and bearer.strip() else None
+    return checked(request, get_store(request), token or request.headers.get("x-api-key"))
 
 
 def needs(capability: Capability) -> Callable[..., Account]:

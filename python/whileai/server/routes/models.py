@@ -42,12 +42,14 @@ class PushQuery(BaseModel):
     """Query parameters of ``POST /v1/datasets`` (the body is the JSONL itself)."""
 
     name: str = Field(min_length=1, max_length=300)
-    purpose: str = "train"
-    mode: str | None = None
-    agent: str | None = None
+    purpose: str = Field(default="train", max_length=20)
+    mode: str | None = Field(default=None, max_length=40)
+    agent: str | None = Field(default=None, max_length=200)
     description: str | None = None
-    parent: str | None = Field(default=None, description="the ds_ id this set iterates on")
-    linked: str | None = Field(default=None, description="the ds_ id of its holdout/train twin")
+    parent: str | None = Field(default=None, max_length=40,
+                               description="the ds_ id this set iterates on")
+    linked: str | None = Field(default=None, max_length=40,
+                               description="the ds_ id of its holdout/train twin")
     keep_privileged: bool = Field(
         default=False, description="store rows holding a teacher-only `privileged` block (a "
         "private store; such a set can never be published); without it they are refused")
@@ -84,9 +86,9 @@ class DatasetList(BaseModel):
 class UpdateIn(BaseModel):
     """Fields of ``PATCH /v1/datasets/{id}``; only those given change."""
 
-    purpose: str | None = None
-    mode: str | None = None
-    agent: str | None = None
+    purpose: str | None = Field(default=None, max_length=20)
+    mode: str | None = Field(default=None, max_length=40)
+    agent: str | None = Field(default=None, max_length=200)
     description: str | None = None
 
 
@@ -226,7 +228,7 @@ class DelegatedIn(BaseModel):
     """``POST /v1/auth/delegated``."""
 
     ttl_seconds: int = 3600
-    name: str = "sdk-default"
+    name: str = Field(default="sdk-default", max_length=200)
     scope: list[Literal["read", "write"]] = Field(
         ["read", "write"], description="what it may do: read, write (never more than the "
         "caller; it can never mint or revoke keys)")

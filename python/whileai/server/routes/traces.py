@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -33,26 +33,47 @@ LOGS_PATH = router.prefix + "/logs"  # and where it takes log records (``receive
 
 @dataclass
 class ExportGate:
-    """At most ``limit`` export requests held at once: reading their body, queued or being
-    stored. One more is refused with 429 and ``Retry-After`` before its body is read (the
-    OTLP/HTTP way to say "overloaded"; exporters retry), so a flood of spans holds at most
-    ``limit`` bodies of at most ``MAX_TRACE_BODY`` bytes, never a queue without end. Counted on
-    the event loop, where every request enters and leaves: no lock needed."""
+    """At most ``limit`` export requests held at once (reading their body, queued or being
+    stored), and at most ``per_account`` of them for one account. One more is refused with 429
+    and ``Retry-After`` before its body is read (the OTLP/HTTP way to say "overloaded";
+    exporters retry), so a flood of spans holds at most ``limit`` bodies of at most
+    ``MAX_TRACE_BODY`` bytes, never a queue without end, and one account (slow, stalled or
+    flooding) leaves the other places to everyone else. Counted on the event loop, where every
+    request enters and leaves: no lock needed.
+
+    >>> gate = ExportGate(limit=3, per_account=2)
+    >>> with gate.admit("a"), gate.admit("a"), gate.admit("b"):
+    ...     gate.held
+    3
+    """
 
     limit: int
+    per_account: int
     held: int = 0
+    by_account: dict[str, int] = field(default_factory=dict)
 
     @contextmanager
-    def admit(self) -> Iterator[None]:
+    def admit(self, account_id: str) -> Iterator[None]:
         """Hold a place for the duration of the block, or raise ``ApiError("busy")``."""
+        mine = self.by_account.get(account_id, 0)
         if self.held >= self.limit:
             raise ApiError("busy", f"{self.held} trace exports are in progress, the most this "
                                    "server holds at once; retry shortly", retry_after=1)
+        if mine >= min(self.per_account, self.limit):
+            raise ApiError("busy", f"this account has {mine} trace exports in progress, the "
+                                   "most one account may hold at once; retry shortly",
+                           retry_after=1)
         self.held += 1
+        self.by_account[account_id] = mine + 1
         try:
             yield
         finally:
             self.held -= 1
+            left = self.by_account[account_id] - 1
+            if left:
+                self.by_account[account_id] = left
+            else:
+                del self.by_account[account_id]
 
 
 def otlp_error(request: Request, status: int, message: str,
@@ -106,7 +127,7 @@ async def _export(request: Request, store: StoreDep, account: Account, *,
     encoding = request.headers.get("content-encoding", "")
     decode = decode_logs_body if logs else decode_body
     gate: ExportGate = request.app.state.export_gate
-    with gate.admit():
+    with gate.admit(account.id):
         body = await _body(request, limit)
 
         def store_body() -> dict[str, Any]:  # decoding is CPU work too: off the event loop
@@ -122,7 +143,7 @@ async def _export(request: Request, store: StoreDep, account: Account, *,
 @router.get("/traces", summary="Your traces, newest first")
 def list_traces(store: StoreDep, account: Reader, agent: str | None = None,
                 limit: int = Query(100, ge=1, le=1000),
-                offset: int = Query(0, ge=0)) -> dict[str, Any]:
+                offset: int = Query(0, ge=0, le=2**31 - 1)) -> dict[str, Any]:
     """A page of traces with their prompt, agent and scores; ``genai`` and ``raw`` counts."""
     return traces.list_traces(store, account, agent=agent, limit=limit, offset=offset)
 
@@ -150,8 +171,10 @@ _CUT_PARAMS = {"agent", "since", "holdout", "band_lo", "band_hi"}
 
 @router.get("/cuts", summary="What a cut of your traces would hold")
 def cuts_report(request: Request, store: StoreDep, account: Reader,
-                agent: str | None = None, since: str = "all", holdout: float | None = None,
-                band_lo: float | None = None, band_hi: float | None = None) -> dict[str, Any]:
+                agent: str | None = None, since: str = "all",
+                holdout: float | None = Query(None, ge=0, le=1),
+                band_lo: float | None = Query(None, ge=0, le=1),
+                band_hi: float | None = Query(None, ge=0, le=1)) -> dict[str, Any]:
     """Other query parameters are trace filters (``model``, ``tool``, ``measure``)."""
     filters = {k: v for k, v in request.query_params.items() if k not in _CUT_PARAMS}
     band = None if band_lo is None and band_hi is None else (
@@ -160,14 +183,17 @@ def cuts_report(request: Request, store: StoreDep, account: Reader,
                             holdout=holdout, filters=filters)
 
 
+Share = Annotated[float, Field(ge=0, le=1)]
+
+
 class CutIn(BaseModel):
     """``POST /v1/cuts``: make the train and holdout datasets of a cut."""
 
     agent: str | None = None
     kind: str = "rl"
     since: str = "all"
-    holdout: float | None = None
-    band: tuple[float, float] | None = None
+    holdout: float | None = Field(default=None, ge=0, le=1)
+    band: tuple[Share, Share] | None = None
     name: str | None = None
     filters: dict[str, Any] = Field(default_factory=dict)
 

@@ -1,6 +1,5 @@
-"""Agents: the records a push or ``register_agent`` creates, their counts, and purging one.
-
-Traces are counted as 0 until the traces issue lands; the key is already in every answer.
+"""Agents: the records a push, a trace or ``register_agent`` creates, their counts, and purging
+one (its datasets and its traces, with their spans, scores and counts in the cuts summary).
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from whileai.server.services import Account, Store
 from whileai.server.services.datasets import _delete_rows
 from whileai.server.store.blobs import remove_parts
 from whileai.server.store.tables import agents, datasets
+from whileai.server.store.trace_tables import trace_scores, trace_spans, trace_task_stats, traces
 
 __all__ = ["list_agents", "purge", "register"]
 
@@ -38,13 +38,18 @@ def list_agents(store: Store, account: Account) -> list[dict[str, Any]]:
                       sa.func.count(), sa.func.sum(datasets.c.rows))
             .where(datasets.c.account_id == account.id, datasets.c.agent.is_not(None))
             .group_by(datasets.c.agent, datasets.c.purpose, datasets.c.public)).all()
+        traced: dict[str, int] = dict(conn.execute(
+            sa.select(traces.c.agent, sa.func.count())
+            .where(traces.c.account_id == account.id, traces.c.agent.is_not(None))
+            .group_by(traces.c.agent)).tuples().all())
     out: dict[str, dict[str, Any]] = {}
     for name in sorted(records):
-        out[name] = {**_record(records[name]), "traces": 0, "datasets": {}, "rows": 0,
-                     "publicCards": 0}
+        out[name] = {**_record(records[name]), "traces": int(traced.get(name, 0)),
+                     "datasets": {}, "rows": 0, "publicCards": 0}
     for name, purpose, public, count, rows in counts:
         item = out.setdefault(name, {"agent": name, "description": None, "tools": None,
-                                     "systemPrompt": None, "traces": 0, "datasets": {},
+                                     "systemPrompt": None, "traces": int(traced.get(name, 0)),
+                                     "datasets": {},
                                      "rows": 0, "publicCards": 0})
         item["datasets"][purpose] = item["datasets"].get(purpose, 0) + int(count)
         item["rows"] += int(rows or 0)
@@ -80,20 +85,36 @@ def register(store: Store, account: Account, name: str, *, description: str | No
     return _record(row)
 
 
+def _delete_traces(conn: sa.Connection, account_id: str, name: str) -> None:
+    """Delete the agent's traces with their spans, scores and summary counts."""
+    theirs = sa.select(traces.c.trace_id).where(traces.c.account_id == account_id,
+                                                traces.c.agent == name).scalar_subquery()
+    for table in (trace_spans, trace_scores):
+        conn.execute(sa.delete(table).where(table.c.account_id == account_id,
+                                            table.c.trace_id.in_(theirs)))
+    conn.execute(sa.delete(traces).where(traces.c.account_id == account_id,
+                                         traces.c.agent == name))
+    conn.execute(sa.delete(trace_task_stats).where(trace_task_stats.c.account_id == account_id,
+                                                   trace_task_stats.c.agent == name))
+
+
 def purge(store: Store, account: Account, name: str, *, dry_run: bool) -> dict[str, Any]:
-    """Delete an agent, its datasets (and traces, once they exist); ``dry_run`` only counts."""
+    """Delete an agent, its datasets and its traces; ``dry_run`` only counts them."""
     with store.engine.begin() as conn:
         record = conn.execute(sa.select(agents.c.id).where(
             agents.c.account_id == account.id, agents.c.name == name)).first()
         ids = list(conn.execute(sa.select(datasets.c.id).where(
             datasets.c.account_id == account.id, datasets.c.agent == name)).scalars())
-        if record is None and not ids:
+        n_traces = int(conn.execute(sa.select(sa.func.count()).select_from(traces).where(
+            traces.c.account_id == account.id, traces.c.agent == name)).scalar() or 0)
+        if record is None and not ids and not n_traces:
             raise ApiError("not_found", f"no agent {name!r} on this account")
         paths: list[str] = []
         if not dry_run:
             paths = _delete_rows(conn, ids)
+            _delete_traces(conn, account.id, name)
             conn.execute(sa.delete(agents).where(
                 agents.c.account_id == account.id, agents.c.name == name))
     remove_parts(store.config.parts_dir, paths)
-    return {"agent": name, "traces": 0, "datasets": len(ids), "datasetIds": ids,
+    return {"agent": name, "traces": n_traces, "datasets": len(ids), "datasetIds": ids,
             "deleted": not dry_run, "dryRun": dry_run}

@@ -1,8 +1,9 @@
 """Count and check the JSONL lines of an upload as it streams, chunk by chunk.
 
-The client has already parsed every row; the server checks the framing (each non-blank line
-is one JSON object: it starts with ``{`` and ends with ``}``), counts rows, and stops an
-upload as soon as it passes the row quota, without parsing JSON on the hot path.
+Every non-blank line must be one JSON object, read strictly (``strict_json.loads``: UTF-8, no
+NUL, one value, bounded nesting and numbers) whose fields have the types row schema v1 gives
+them (``row_types``): what is stored is what every reader of the set can read back. Rows are
+counted, and the upload stops as soon as it passes the row quota.
 
 >>> lines = LineCounter(max_rows=10)
 >>> lines.feed(b'{"a": 1}\\n{"b"'); lines.feed(b': 2}'); lines.close()
@@ -14,8 +15,12 @@ b'\\n'
 from __future__ import annotations
 
 from whileai.server.errors import ApiError
+from whileai.server.services.row_types import type_problem
+from whileai.server.services.strict_json import loads
 
-__all__ = ["LineCounter"]
+__all__ = ["MAX_LINE_BYTES", "LineCounter"]
+
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one row; a line is held whole while it streams in
 
 _WS = b" \t\r"
 
@@ -34,9 +39,13 @@ class LineCounter:
         text = line.strip(_WS)
         if not text:
             return
-        if text[:1] != b"{" or text[-1:] != b"}":
-            raise ApiError("bad_request", f"upload line {self.lines}: not a JSON object "
-                           "(one row per line)")
+        where = f"upload line {self.lines}"
+        row = loads(text, where=where)
+        if not isinstance(row, dict):
+            raise ApiError("bad_request", f"{where}: not a JSON object (one row per line)")
+        problem = type_problem(row)
+        if problem:
+            raise ApiError("bad_request", f"{where}: {problem} (row schema v1; docs/rows.md)")
         self.rows += 1
         if self.rows > self.max_rows:
             raise ApiError("quota_exceeded", f"a dataset may hold at most {self.max_rows} rows "
@@ -47,6 +56,9 @@ class LineCounter:
         end = chunk.rfind(b"\n")
         if end < 0:
             self._carry += chunk
+            if len(self._carry) > MAX_LINE_BYTES:
+                raise ApiError("too_large", f"upload line {self.lines + 1}: longer than "
+                               f"{MAX_LINE_BYTES} bytes, the most one row may hold")
             return
         block = self._carry + chunk[:end]
         self._carry = chunk[end + 1:]

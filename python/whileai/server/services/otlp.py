@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from whileai.server.errors import ApiError
+from whileai.server.services.strict_json import loads
 from whileai.simulations.ingest.conventions import adapt_attributes
 from whileai.simulations.ingest.logs import log_record_span, log_records
 from whileai.simulations.ingest.otlp import Span, SpanEvent, decode_attributes, decode_spans
@@ -208,10 +209,7 @@ def _json_export(body: bytes, nested: str) -> dict[str, Any]:
     Raises:
         ApiError: not JSON, or not that object.
     """
-    try:
-        export = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError("bad_request", f"the body is not JSON ({exc})") from None
+    export = loads(body, where="the OTLP/JSON body")
     if not isinstance(export, dict) or not isinstance(export.get(nested, []), list):
         raise ApiError("bad_request", f"an OTLP/JSON body is an object with a {nested} list")
     return export
@@ -280,7 +278,10 @@ def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[s
     for r, resource_spans in enumerate(export.get("resourceSpans") or []):
         if not isinstance(resource_spans, dict):
             raise ApiError("bad_request", f"resourceSpans[{r}] is not an object")
-        raw = (resource_spans.get("resource") or {}).get("attributes") or {}
+        resource = resource_spans.get("resource") or {}
+        if not isinstance(resource, dict):
+            raise ApiError("bad_request", f"resourceSpans[{r}].resource is not an object")
+        raw = resource.get("attributes") or {}
         attrs = decode_attributes(raw)
         for s, scope in enumerate(resource_spans.get("scopeSpans") or []):
             spans = scope.get("spans") if isinstance(scope, dict) else None

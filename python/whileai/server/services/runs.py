@@ -8,8 +8,10 @@ callers) are numbered after the newest one.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import re
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -21,9 +23,10 @@ from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.store.dialect import insert_new
 from whileai.server.store.run_tables import run_events, run_points, runs
+from whileai.server.store.tables import datasets
 
 __all__ = ["MAX_BATCH", "create_run", "finish_run", "get_run", "list_runs", "log_events",
-           "log_points"]
+           "log_points", "run_key"]
 
 MAX_BATCH = 500
 STATUSES = ("done", "failed", "stopped")
@@ -34,8 +37,22 @@ def _loads(text: str | None) -> Any:
     return json.loads(text) if text else None
 
 
+_DATASET_ID = re.compile(r"ds_[0-9a-f]{24}")  # the form of the ids ``datasets.create`` makes
+
+
+def run_key(account_id: str, run_id: str) -> str:
+    """The internal key of the account's run ``run_id``: a digest, so it names no other run and
+    two accounts may choose the same id.
+
+    >>> run_key("acct_1", "run_a") == run_key("acct_2", "run_a")
+    False
+    """
+    digest = hashlib.sha256(f"{account_id}/{run_id}".encode()).hexdigest()
+    return "rk_" + digest[:37]
+
+
 def _record(row: Any) -> dict[str, Any]:
-    return {"runId": row.id, "id": row.id, "name": row.name, "dataset": row.dataset_id,
+    return {"runId": row.run_id, "id": row.run_id, "name": row.name, "dataset": row.dataset_id,
             "holdout": row.holdout_id, "base_model": row.base_model, "trainer": row.trainer,
             "total_steps": row.total_steps, "config": _loads(row.config) or {},
             "status": row.status, "summary": _loads(row.summary) or {}, "adapter": row.adapter,
@@ -45,7 +62,8 @@ def _record(row: Any) -> dict[str, Any]:
 
 
 def _owned(conn: sa.Connection, account: Account, run_id: str) -> Any:
-    row = conn.execute(sa.select(runs).where(runs.c.id == run_id,
+    """The account's run ``run_id`` (its ``id`` is the key of its points and events)."""
+    row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id,
                                              runs.c.account_id == account.id)).first()
     if row is None:
         raise ApiError("not_found", f"no run {run_id!r} in this account")
@@ -81,19 +99,34 @@ def create_run(store: Store, account: Account, body: Mapping[str, Any]) -> dict[
         raise ApiError("bad_request", "a run needs a name")
     now = time.time()
     with store.engine.begin() as conn:
-        found = conn.execute(sa.select(runs).where(runs.c.id == run_id)).first()
+        found = conn.execute(sa.select(runs).where(runs.c.run_id == run_id,
+                                                   runs.c.account_id == account.id)).first()
         if found is not None:
-            if found.account_id != account.id:
-                raise ApiError("conflict", f"run id {run_id!r} is taken; let the client make "
-                                           "a new one")
             return _record(found)
+        for field in ("dataset_id", "holdout_id"):
+            _check_reference(conn, account, field, body.get(field))
         conn.execute(sa.insert(runs).values(
-            id=run_id, account_id=account.id, name=name, dataset_id=body.get("dataset_id"),
+            id=run_key(account.id, run_id), run_id=run_id, account_id=account.id, name=name,
+            dataset_id=body.get("dataset_id"),
             holdout_id=body.get("holdout_id"), base_model=body.get("base_model"),
             trainer=body.get("trainer"), total_steps=body.get("total_steps"),
             config=json.dumps(body.get("config") or {}), status="running", points=0,
             created_at=now, updated_at=now))
         return _record(_owned(conn, account, run_id))
+
+
+def _check_reference(conn: sa.Connection, account: Account, field: str, value: Any) -> None:
+    """A value in the form of a dataset id must name one of the account's datasets or a public
+    one (anything else is a name or a path, kept as given); another account's private set is
+    answered exactly like a missing one."""
+    if not isinstance(value, str) or not _DATASET_ID.fullmatch(value):
+        return
+    found = conn.execute(sa.select(datasets.c.id).where(
+        datasets.c.id == value,
+        sa.or_(datasets.c.account_id == account.id, datasets.c.public.is_(True)))).first()
+    if found is None:
+        raise ApiError("not_found", f"{field}: no dataset {value!r} in this account or the "
+                                    "public catalog")
 
 
 def log_points(store: Store, account: Account, run_id: str, points: Sequence[Mapping[str, Any]],
@@ -102,6 +135,7 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
     _check_batch(points, "points")
     with store.engine.begin() as conn:
         run = _owned(conn, account, run_id)
+        internal = run.id
         nxt: int | None = None
         lines: list[dict[str, Any]] = []
         for i, point in enumerate(points):
@@ -117,9 +151,9 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
                                                   "number")
             seq = _seq_of(point, where)
             if seq is None:
-                nxt = _next_seq(conn, run_points, run_id) if nxt is None else nxt
+                nxt = _next_seq(conn, run_points, internal) if nxt is None else nxt
                 seq, nxt = nxt, nxt + 1
-            lines.append({"run_id": run_id, "seq": seq, "step": step,
+            lines.append({"run_id": internal, "seq": seq, "step": step,
                           "time": point.get("time"), "metrics": json.dumps(metrics)})
         stored = insert_new(conn, run_points, lines)
         values: dict[str, Any] = {"points": run.points + stored, "updated_at": time.time()}
@@ -129,7 +163,7 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
                                                  else [])])
         if total_steps is not None:
             values["total_steps"] = total_steps
-        conn.execute(sa.update(runs).where(runs.c.id == run_id).values(**values))
+        conn.execute(sa.update(runs).where(runs.c.id == internal).values(**values))
     return {"stored": stored, "skipped": len(lines) - stored}
 
 
@@ -138,7 +172,7 @@ def log_events(store: Store, account: Account, run_id: str,
     """Store a batch of events (notes, alarms, holdout, delta, finish)."""
     _check_batch(events, "events")
     with store.engine.begin() as conn:
-        _owned(conn, account, run_id)
+        internal = _owned(conn, account, run_id).id
         nxt = None
         lines = []
         holdout = None
@@ -149,18 +183,18 @@ def log_events(store: Store, account: Account, run_id: str,
                 raise ApiError("bad_request", f"{where}: an event needs a kind")
             seq = _seq_of(event, where)
             if seq is None:
-                nxt = _next_seq(conn, run_events, run_id) if nxt is None else nxt
+                nxt = _next_seq(conn, run_events, internal) if nxt is None else nxt
                 seq, nxt = nxt, nxt + 1
             step = event.get("step")
             body = {k: v for k, v in event.items() if k not in ("seq", "kind", "step", "time")}
-            lines.append({"run_id": run_id, "seq": seq, "kind": kind[:20],
+            lines.append({"run_id": internal, "seq": seq, "kind": kind[:20],
                           "step": step if isinstance(step, int) else None,
                           "time": event.get("time"), "body": json.dumps(body, default=str)})
             if kind == "holdout":
                 holdout = {k: body.get(k) for k in ("before", "after", "metric", "verdict")}
         stored = insert_new(conn, run_events, lines)
         if holdout is not None:
-            conn.execute(sa.update(runs).where(runs.c.id == run_id).values(
+            conn.execute(sa.update(runs).where(runs.c.id == internal).values(
                 holdout_result=json.dumps(holdout), updated_at=time.time()))
     return {"stored": stored, "skipped": len(lines) - stored}
 
@@ -172,9 +206,10 @@ def finish_run(store: Store, account: Account, run_id: str, status: str,
         raise ApiError("bad_request", f"status must be one of {', '.join(STATUSES)}")
     with store.engine.begin() as conn:
         run = _owned(conn, account, run_id)
+        internal = run.id
         if run.status == "running":
             now = time.time()
-            conn.execute(sa.update(runs).where(runs.c.id == run_id).values(
+            conn.execute(sa.update(runs).where(runs.c.id == internal).values(
                 status=status, summary=json.dumps(dict(summary or {}), default=str),
                 adapter=adapter, finished_at=now, updated_at=now))
         return _record(_owned(conn, account, run_id))
@@ -195,9 +230,10 @@ def get_run(store: Store, account: Account, run_id: str) -> dict[str, Any]:
     """One run with ``series`` (points, oldest first) and ``events``."""
     with store.engine.connect() as conn:
         run = _owned(conn, account, run_id)
-        points = conn.execute(sa.select(run_points).where(run_points.c.run_id == run_id)
+        internal = run.id
+        points = conn.execute(sa.select(run_points).where(run_points.c.run_id == internal)
                               .order_by(run_points.c.seq)).all()
-        events = conn.execute(sa.select(run_events).where(run_events.c.run_id == run_id)
+        events = conn.execute(sa.select(run_events).where(run_events.c.run_id == internal)
                               .order_by(run_events.c.seq)).all()
     series = [{"seq": p.seq, "step": p.step, "time": p.time, **json.loads(p.metrics)}
               for p in points]

@@ -48,6 +48,7 @@ from whileai.simulations.rowsource import task_key
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 
 AGENT_KEY = "gen_ai.agent.name"
+MAX_AGENT = 200  # the characters an agent's name may hold (the agents and traces tables)
 _HEX = "0123456789abcdefABCDEF"
 _ZERO_TRACE, _ZERO_SPAN = "0" * 32, "0" * 16  # the OTLP invalid ids
 
@@ -125,6 +126,13 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
         if (trace_id, span_id) in spans:
             continue  # a repeat inside the batch: a duplicate, as a repeat across batches is
         agent = span.attributes.get(AGENT_KEY) or item.resource.get(AGENT_KEY)
+        if agent and len(str(agent)) > MAX_AGENT:  # more than an agent's name can hold
+            n_valid -= 1
+            rejected += 1
+            if len(problems) < 3:
+                problems.append(f"span {span_id!r}: {AGENT_KEY} is longer than {MAX_AGENT} "
+                                "characters")
+            continue
         if agent:
             agent = str(agent)
             agents_seen.add(agent)
@@ -320,7 +328,8 @@ def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str |
     return {"account_id": account.id, "trace_id": trace_id, "agent": agent,
             "genai": row is not None, "spans": len(spans), "scenario": scenario,
             "task": (task_key(row) or trace_id) if row is not None else reason,
-            "model": row.get("model_version") if row else None,
+            "model": str(row["model_version"])[:300] if row and row.get("model_version")
+            else None,  # an index column: the row keeps the whole text
             "row": _compact(row) if row is not None else None,
             "created_at": now, "updated_at": now}
 
@@ -331,9 +340,9 @@ def since_cutoff(since: str) -> float | None:
         return None
     units = {"m": 60, "h": 3600, "d": 86400}
     number, unit = since[:-1], since[-1:]
-    if unit not in units or not number.isdigit():
-        raise ApiError("bad_request", f"since must be 'all' or like '24h', '7d', '30m'; got "
-                                      f"{since!r}")
+    if unit not in units or not number.isdigit() or len(number) > 9:
+        raise ApiError("bad_request", f"since must be 'all' or like '24h', '7d', '30m' (at "
+                                      f"most 9 digits); got {since[:40]!r}")
     return time.time() - int(number) * units[unit]
 
 

@@ -1,7 +1,8 @@
 """The tables of training runs: one row per run, its points and its events (migration 0002).
 
-A point or event is identified by ``(run_id, seq)``: the client numbers them, so a batch sent
-twice is stored once.
+A run is found by ``(account_id, run_id)``, the id its client chose (migration 0009); its
+points and events hang off its internal key ``runs.id``. A point or event is identified by
+``(run key, seq)``: the client numbers them, so a batch sent twice is stored once.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ __all__ = ["run_events", "run_points", "runs"]
 runs = sa.Table(
     "runs", metadata,
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("id", sa.String(40), nullable=False, unique=True),
+    sa.Column("id", sa.String(40), nullable=False, unique=True),  # internal (migration 0009)
     sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), nullable=False,
               index=True),
+    sa.Column("run_id", sa.String(40), nullable=False),  # the client's id, unique per account
     sa.Column("name", sa.String(300), nullable=False),
     sa.Column("dataset_id", sa.String(300), nullable=True),
     sa.Column("holdout_id", sa.String(300), nullable=True),
@@ -34,6 +36,7 @@ runs = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("finished_at", sa.Float, nullable=True),
+    sa.UniqueConstraint("account_id", "run_id", name="uq_runs_account_run"),
 )
 
 run_points = sa.Table(
