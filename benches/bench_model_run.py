@@ -79,8 +79,8 @@ async def _client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
             writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                          b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
             await writer.drain()
-    except (asyncio.IncompleteReadError, ConnectionError):
-        pass
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+        pass  # the client hung up, or the stub is shutting down with the connection open
     finally:
         writer.close()
 
