@@ -21,6 +21,7 @@ echoes the ``Authorization`` header cannot leak the key into a message or a row.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import http.client
 import json
@@ -286,6 +287,9 @@ class ChatClient:
                 status = resp.status_code
                 text = resp.text
                 headers = resp.headers
+            if status < 400:  # the usual answer: decoded without quoting (masking) the body
+                with contextlib.suppress(ValueError):  # malformed: retried below
+                    return json.loads(text)
             detail = mask_secrets(text[:300].strip(), keys=(self.spec.api_key,))
             if status in (401, 403):
                 raise self._auth_error(status, url, detail)
@@ -304,11 +308,8 @@ class ChatClient:
                     f"{self.role} model at {url} rejected the request (HTTP {status}: {detail}). "
                     "Check the model name and parameters in the spec."
                 )
-            try:
-                return json.loads(text)
-            except ValueError:
-                self._count("malformed")
-                attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
+            self._count("malformed")
+            attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
 
     def _retry_or_raise(self, attempt: int, url: str, why: str) -> int:
         why = mask_secrets(why, keys=(self.spec.api_key,))
