@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -221,3 +222,39 @@ def test_timeout_and_retries_from_settings(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("WHILEAI_MODEL_RETRIES", "many")
     with pytest.raises(ConfigError, match="WHILEAI_MODEL_RETRIES"):
         RetryPolicy.from_settings()
+
+
+# -- the environment, read once per session ---------------------------------------------------
+
+
+def _proxy_env(monkeypatch: pytest.MonkeyPatch, proxy: str) -> None:
+    for var in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.setenv("http_proxy", proxy)
+
+
+def test_proxy_from_the_environment_carries_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the "proxy" is the chat server: a call reaches it with the absolute URL of the target
+    with serve([completion("one"), completion("two")]) as proxy:
+        _proxy_env(monkeypatch, proxy.url.removesuffix("/v1"))
+        client = ChatClient(local_model("http://models.invalid/v1", model="m"), policy=FAST)
+        with client:
+            texts = [client.chat([{"role": "user", "content": "hi"}]).content for _ in range(2)]
+        assert texts == ["one", "two"]
+        assert proxy.paths == ["http://models.invalid/v1/chat/completions"] * 2
+
+
+def test_netrc_login_is_used_without_a_key_and_the_key_wins_over_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login reader password s3cret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    with serve([completion("ok")]) as server:
+        for key in (None, "sk-local"):
+            with ChatClient(local_model(server.url, model="m", api_key=key), policy=FAST) as c:
+                c.chat([{"role": "user", "content": "hi"}])
+        sent = [h.get("Authorization") for h in server.headers]
+    assert sent == ["Basic cmVhZGVyOnMzY3JldA==", "Bearer sk-local"]

@@ -21,6 +21,7 @@ echoes the ``Authorization`` header cannot leak the key into a message or a row.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import http.client
 import json
@@ -132,6 +133,28 @@ def _close_all(sessions: list[requests.Session]) -> None:
     sessions.clear()
 
 
+def _settled_session(base_url: str, api_key: str | None) -> requests.Session:
+    """A session for ``base_url`` with the key, or else the ``.netrc`` login, and the
+    environment's proxies and CA bundle read once.
+
+    A plain session reads them again on every call (``trust_env``): a scan of ``os.environ``
+    and a stat of ``~/.netrc`` that cost about a fifth of a call's CPU, which a run at the
+    concurrency limit cannot spare. Every call goes to the one host of ``base_url``, so one
+    reading holds for all of them.
+    """
+    session = requests.Session()
+    found = session.merge_environment_settings(base_url, {}, None, None, None)
+    session.trust_env = False
+    session.proxies.update(found["proxies"])
+    session.verify = found["verify"]
+    session.cert = found["cert"]
+    if api_key:
+        session.headers["Authorization"] = f"Bearer {api_key}"
+    else:
+        session.auth = requests.utils.get_netrc_auth(base_url)
+    return session
+
+
 class ChatClient:
     """An OpenAI-compatible chat client for one endpoint and one role; safe to share by threads.
 
@@ -171,9 +194,7 @@ class ChatClient:
     def _session(self) -> requests.Session:
         session: requests.Session | None = getattr(self._local, "session", None)
         if session is None:
-            session = requests.Session()
-            if self.spec.api_key:
-                session.headers["Authorization"] = f"Bearer {self.spec.api_key}"
+            session = _settled_session(self.spec.base_url, self.spec.api_key)
             session.headers["Content-Type"] = "application/json"
             with self._lock:
                 self._sessions.append(session)
@@ -266,6 +287,9 @@ class ChatClient:
                 status = resp.status_code
                 text = resp.text
                 headers = resp.headers
+            if status < 400:  # the usual answer: decoded without quoting (masking) the body
+                with contextlib.suppress(ValueError):  # malformed: retried below
+                    return json.loads(text)
             detail = mask_secrets(text[:300].strip(), keys=(self.spec.api_key,))
             if status in (401, 403):
                 raise self._auth_error(status, url, detail)
@@ -284,11 +308,8 @@ class ChatClient:
                     f"{self.role} model at {url} rejected the request (HTTP {status}: {detail}). "
                     "Check the model name and parameters in the spec."
                 )
-            try:
-                return json.loads(text)
-            except ValueError:
-                self._count("malformed")
-                attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
+            self._count("malformed")
+            attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
 
     def _retry_or_raise(self, attempt: int, url: str, why: str) -> int:
         why = mask_secrets(why, keys=(self.spec.api_key,))

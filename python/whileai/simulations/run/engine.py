@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import queue
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -164,6 +165,9 @@ class _Scheduler:
                        if inputs.output is not None else None)
         self.pool = cf.ThreadPoolExecutor(self.threads) if self.threads > 1 else None
         self.inflight: dict[_Rollout, tuple[int, Job]] = {}  # future -> (submitted as, job)
+        # each rollout puts itself here when it ends: waiting costs the same at any concurrency
+        # (cf.wait hooks into and out of every future in flight at each wake)
+        self.finished: queue.SimpleQueue[_Rollout] = queue.SimpleQueue()
         self.lost = self.committed = self.seq = self.abandoned = 0
         self.first_error: str | None = None
         self.stop: StopReason | None = None
@@ -249,7 +253,9 @@ class _Scheduler:
                     if self.lost >= cfg.lost_limit or (cfg.time_budget and self.time_up()):
                         break
                     continue
-                inflight[self.pool.submit(_play, self.inputs, job)] = (self.seq, job)
+                fut = self.pool.submit(_play, self.inputs, job)
+                inflight[fut] = (self.seq, job)
+                fut.add_done_callback(self.finished.put)
                 self.seq += 1
             if self.lost >= cfg.lost_limit:
                 self.stop = "agent_failed" if not self.trajectories else "agent_errors"
@@ -263,15 +269,26 @@ class _Scheduler:
                     "time_budget" if self.time_up() or not open_new else
                     self.source.exhausted or "situations_exhausted")
                 return
-            timeout = None
-            if cfg.time_budget:
-                timeout = max(0.0, cfg.time_budget - (time.monotonic() - self.start))
-            done, _ = cf.wait(
-                inflight, timeout=timeout,
-                return_when=cf.ALL_COMPLETED if self.reproducible else cf.FIRST_COMPLETED,
-            )
-            for job, fut in self.settled(done):
+            for job, fut in self.settled(self.wait()):
                 self.land(job, *fut.result())
+
+    def wait(self) -> set[_Rollout]:
+        """The rollouts that ended: every one in flight when reproducible, else those that
+        ended by the first one's end; fewer when the clock runs out first."""
+        deadline = self.start + self.cfg.time_budget if self.cfg.time_budget else None
+        want = len(self.inflight) if self.reproducible else 1
+        done: set[_Rollout] = set()
+        while len(done) < want:
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                done.add(self.finished.get(timeout=timeout))
+            except queue.Empty:
+                break
+        while True:  # and every other one that has ended by now
+            try:
+                done.add(self.finished.get_nowait())
+            except queue.Empty:  # noqa: PERF203 (the queue's only way to say it is empty)
+                return done
 
     def drain(self) -> None:
         """After the clock or a quota: running rollouts get ``stop_grace``, the rest are
