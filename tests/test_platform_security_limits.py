@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -324,6 +325,22 @@ def test_item10_out_of_range_inputs_get_4xx_naming_the_field(strict: Server) -> 
     assert answer.json()["partialSuccess"]["rejectedSpans"] == "1"
     listed = requests.get(f"{base}/v1/traces", headers=auth, timeout=30).json()
     assert [t["agent"] for t in listed["traces"]] == ["fine"]
+
+
+def test_item10_pages_past_the_last_answer_a_page_not_a_500(strict: Server) -> None:
+    key = strict.key("pager")
+    _push(strict, key, b'{"prompt": "p"}\n')
+    browser = requests.Session()
+    form = browser.get(strict.url + "/signin", timeout=30).text
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', form)
+    assert csrf is not None
+    signed = browser.post(strict.url + "/signin", data={"key": key, "csrf": csrf.group(1)},
+                          allow_redirects=False, timeout=30)
+    assert signed.status_code == 303, signed.text[:300]
+    for page in ("/datasets", "/traces", "/runs", "/catalog"):
+        for number in ("1e20", "99999999999999999999", "99999999999", "-1"):
+            answer = browser.get(f"{strict.url}{page}?page={number}", timeout=30)
+            assert answer.status_code == 200, (page, number, answer.status_code)
 
 
 # Item 11: purging an agent removes its traces too, and says how many.

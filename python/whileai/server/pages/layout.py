@@ -7,12 +7,14 @@ from typing import Any
 __all__ = ["PAGE_SIZE", "link", "page_no"]
 
 PAGE_SIZE = 50
+MAX_PAGE = (2**31 - 1) // PAGE_SIZE  # a page past it would ask SQL for an offset it refuses
 
 
 def page_no(request: Any, name: str = "page") -> int:
-    """The zero-based page number in the query (0 when absent or not a number)."""
+    """The zero-based page number in the query (0 when absent or not a number; a page past
+    what SQL can offset is the last one it can)."""
     raw = request.query_params.get(name, "0")
-    return int(raw) if raw.isdigit() else 0
+    return min(int(raw), MAX_PAGE) if raw.isdigit() and len(raw) < 12 else 0
 
 
 def link(href: str, text: Any) -> dict[str, str]:

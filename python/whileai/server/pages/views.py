@@ -33,14 +33,6 @@ def _signin() -> Response:
     return RedirectResponse("/signin", status_code=303)
 
 
-MAX_PAGE = (2**31 - 1) // PAGE_SIZE  # a page past it would ask SQL for an offset it refuses
-
-
-def _page_no(request: Request) -> int:
-    raw = request.query_params.get("page", "0")
-    return min(int(raw), MAX_PAGE) if raw.isdigit() and len(raw) < 12 else 0
-
-
 def not_found(message: str, **values: Any) -> Response:
     """The not-found page with the service's message."""
     return render("notfound.html", 404, title="Not found", message=message, **values)
