@@ -160,3 +160,15 @@ def _start_ray(ray: Any, root: Path, attempts: int = 3) -> None:
             ray.shutdown()
             if attempt == attempts - 1:
                 pytest.skip(f"a local Ray cluster did not start ({exc}); machine overloaded?")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for the page tests (skips when Chromium is not installed)."""
+    from browser import open_browser
+
+    driver = open_browser()
+    try:
+        yield driver
+    finally:
+        driver.quit()

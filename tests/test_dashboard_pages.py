@@ -16,7 +16,7 @@ import pytest
 import requests
 
 import whileai.simulations as zps
-from browser import chromium_or_skip, open_browser
+from browser import chromium_or_skip
 from browser import problems as _problems
 from platform_server import require_server_extra
 
@@ -27,15 +27,6 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ARTIFACTS = Path(os.environ.get("WHILEAI_ARTIFACTS")
                  or Path(__file__).resolve().parents[1] / "build" / "screenshots")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Any:
-    driver = open_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def graded_rows(n_asks: int = 6, k: int = 4) -> list[dict[str, Any]]:

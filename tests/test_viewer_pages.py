@@ -18,7 +18,7 @@ import pytest
 import requests
 
 import whileai.simulations as zps
-from browser import chromium_or_skip, open_browser, problems, start_view, stop
+from browser import chromium_or_skip, problems, start_view, stop
 from platform_server import require_server_extra
 from viewer_rows import PAYLOAD, payload_row, viewer_rows
 
@@ -51,15 +51,6 @@ def viewer(rows: list[dict[str, Any]], tmp_path_factory: pytest.TempPathFactory)
     proc, url = start_view(path)
     yield {"url": url, "path": path, "labels": labels}
     stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Any:
-    driver = open_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def _visit(driver: Any, url: str, shot: str) -> None:
