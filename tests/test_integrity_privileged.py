@@ -30,9 +30,12 @@ from whileai.simulations.data import SimulationData
 require_server_extra()
 
 ENV_KEY = "ACME_BILLING_API_KEY"  # key-like by its name: masked wherever its value shows up
-words = st.text(alphabet=st.characters(categories=("Lu", "Ll", "Nd")), min_size=14,
-                max_size=40)
-keys = st.text(alphabet=string.ascii_letters + string.digits, min_size=16, max_size=32)
+# Each generated text starts with a fixed tag, so a run of digits or zeros the server writes for its
+# own reasons (ids, padding) can never pass for a leak.
+words = st.text(alphabet=st.characters(categories=("Lu", "Ll", "Nd")), min_size=12,
+                max_size=40).map(lambda text: "Tq" + text)
+keys = st.text(alphabet=string.ascii_letters + string.digits, min_size=14,
+               max_size=30).map(lambda text: "Kx" + text)
 
 
 def leaky_rows(hidden: str, reference: str, secret: str, n: int) -> list[dict[str, Any]]:
