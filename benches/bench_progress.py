@@ -90,8 +90,7 @@ def on_off(job: Callable[[bool], Any], repeats: int) -> tuple[dict[bool, float],
 def accounted(job: Callable[[bool], Any], extra: dict[str, int]) -> dict[str, int]:
     """How often one "on" run calls each ``Progress`` method (plus ``extra`` counts: items
     through ``counted``, lines summed for the file estimate)."""
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     calls = dict.fromkeys(("update", "advance", "estimate", "stage", "finish", "_draw"), 0)
     originals = {name: getattr(Progress, name) for name in calls}
 
@@ -114,8 +113,7 @@ def accounted(job: Callable[[bool], Any], extra: dict[str, int]) -> dict[str, in
 
 def cpu_costs(n: int = 200_000) -> dict[str, float]:
     """CPU seconds of one call of each kind, on an enabled terminal line (tight loops)."""
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     def cpu(fn: Callable[[], Any]) -> float:
         start = time.process_time()
         fn()

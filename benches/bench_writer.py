@@ -55,8 +55,7 @@ def evaluate(name: str, rows: int, seed: int) -> tuple[list[str], str]:
                        progress=False)
     seconds = time.perf_counter() - start
     asks = [r["prompt"] for r in run.trajectories]
-    from whileai.simulations.spec import agent_spec
-
+    from whileai.simulations.agent.spec import agent_spec
     spec = agent_spec(tools=tools, system_prompt=policy)
     coherent = ""
     if coherence_report is not None:

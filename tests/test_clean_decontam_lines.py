@@ -15,9 +15,9 @@ import pytest
 
 from whileai import _backend
 from whileai.errors import RowError
+from whileai.rows.jsonl import load_rows
 from whileai.simulations.clean import decontam_lines
 from whileai.simulations.clean.decontam import decontaminate
-from whileai.simulations.io import load_rows
 
 EVAL = "where is my order 4412 it was due yesterday and nobody answered my emails"
 ANSWER = "your order ships tomorrow from the warehouse in Zürich with tracking"

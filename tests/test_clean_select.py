@@ -13,15 +13,15 @@ from whileai.simulations.clean.leakage import (
     near_duplicate_prompts,
 )
 from whileai.simulations.measure.holdout import split_pseudo_production
-from whileai.simulations.select.gate import calibrate, publish_gate
-from whileai.simulations.select.hygiene import (
+from whileai.simulations.selection.gate import calibrate, publish_gate
+from whileai.simulations.selection.hygiene import (
     dedupe_groups,
     group_signal,
     length_report,
     reward_correlations,
 )
-from whileai.simulations.select.optimize import optimize
-from whileai.simulations.select.pairs import build_preference_pairs
+from whileai.simulations.selection.optimize import optimize
+from whileai.simulations.selection.pairs import build_preference_pairs
 
 
 def _row(task: str, i: int, reward: float | None, **extra: Any) -> dict[str, Any]:

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 import whileai
+import whileai.rows.schema
 import whileai.simulations
-import whileai.simulations.schema
 
 
 @pytest.fixture(autouse=True)
@@ -32,9 +32,9 @@ def test_zeroproof_submodules_are_the_same_module_objects() -> None:
     with pytest.warns(DeprecationWarning, match="is now"):
         importlib.import_module("zeroproof")
     simulations = importlib.import_module("zeroproof.simulations")
-    schema = importlib.import_module("zeroproof.simulations.schema")
+    schema = importlib.import_module("zeroproof.rows.schema")
     assert simulations is whileai.simulations
-    assert schema is whileai.simulations.schema
+    assert schema is whileai.rows.schema
     assert sys.modules["zeroproof.simulations"] is whileai.simulations
     assert simulations.Task is whileai.simulations.Task
     assert whileai.simulations.__spec__ is not None
@@ -46,14 +46,14 @@ def test_import_zeroproof_simulations_warns_and_is_whileai_simulations() -> None
         legacy = importlib.import_module("zeroproof_simulations")
     assert len(seen) == 1, "one warning naming the package the caller imported"
     assert legacy is whileai.simulations
-    assert importlib.import_module("zeroproof_simulations.schema") is whileai.simulations.schema
+    assert importlib.import_module("zeroproof.rows.schema") is whileai.rows.schema
 
 
 def test_objects_made_through_the_old_name_pickle_as_whileai() -> None:
     with pytest.warns(DeprecationWarning, match="is now"):
         legacy = importlib.import_module("zeroproof_simulations")
     task = legacy.Task(prompt="hi")
-    assert isinstance(task, whileai.simulations.schema.Task)
+    assert isinstance(task, whileai.rows.schema.Task)
     assert pickle.loads(pickle.dumps(task)) == task
 
 

@@ -9,13 +9,13 @@ import sys
 import pytest
 
 from whileai.errors import ConfigError
+from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import (
     AXES,
     build_grid,
     pairwise_cover,
     scenario_id,
 )
-from whileai.simulations.spec import agent_spec
 
 TOOLS = [{"name": n, "parameters": {"type": "object", "properties": {"order_id": {}}}}
          for n in ("get_order", "cancel_order", "refund_order")]
@@ -61,7 +61,7 @@ def test_scenario_id_format_and_stability_across_processes() -> None:
     assert scenario_id(grid.cells[0], 0, phrasing=1) != ids[0]
     code = (
         "from whileai.simulations.generate.grid import build_grid, scenario_id\n"
-        "from whileai.simulations.spec import agent_spec\n"
+        "from whileai.simulations.agent.spec import agent_spec\n"
         f"g = build_grid(agent_spec(tools={TOOLS!r}, system_prompt={POLICY!r}))\n"
         "print(','.join(scenario_id(c, 0) for c in g.cells))"
     )

@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Any
 
 import whileai.simulations as zps
-from whileai.simulations.run.allocation import Allocator
+from whileai.simulations.play.allocation import Allocator
 
 TOOLS = [{"name": "get_order", "description": "Look up an order.", "parameters": {
     "type": "object", "properties": {"order_id": {"type": "string"}}}}]

@@ -10,7 +10,7 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.errors import AgentFailedWarning, ConfigError, SpecError
-from whileai.simulations.run.config import resolve_config
+from whileai.simulations.play.config import resolve_config
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_order", "description": "Look up an order.",
@@ -296,11 +296,10 @@ def test_trace_asks_never_come_back_as_generated_asks() -> None:
 
 
 def test_a_source_that_rejects_everything_runs_dry_and_says_so() -> None:
+    from whileai.simulations.agent.spec import agent_spec
     from whileai.simulations.generate.grid import build_grid
     from whileai.simulations.generate.writer import TemplateWriter
-    from whileai.simulations.run.source import SituationSource
-    from whileai.simulations.spec import agent_spec
-
+    from whileai.simulations.play.source import SituationSource
     spec = agent_spec(tools=TOOLS, system_prompt=POLICY)
     source = SituationSource(spec, build_grid(spec), TemplateWriter(), resolve_config({}),
                              reject=lambda text: True)
@@ -327,8 +326,7 @@ def test_an_agent_object_that_carries_tools_and_prompt_needs_no_more() -> None:
 def test_progress_line_on_a_tty_and_nothing_for_a_short_job_off_one() -> None:
     import io
 
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True

@@ -9,7 +9,7 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.errors import SpecError
-from whileai.simulations.spec import agent_spec, normalize_tools, policy_clauses
+from whileai.simulations.agent.spec import agent_spec, normalize_tools, policy_clauses
 
 OPENAI = {"type": "function", "function": {"name": "get_order", "description": "Look up.",
           "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import whileai.simulations as zps
+from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import build_grid
-from whileai.simulations.spec import agent_spec
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
 from whileai.simulations.world.state import draw_world
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from whileai.simulations.agent.spec import AgentSpec, agent_spec
 from whileai.simulations.generate.diversity import near_duplicate_share
 from whileai.simulations.generate.drafts import make_draft
 from whileai.simulations.generate.grid import build_grid
 from whileai.simulations.generate.situation import Writer
 from whileai.simulations.generate.writer import TemplateWriter, render
-from whileai.simulations.spec import AgentSpec, agent_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 from engine_specs import ORDERS_POLICY, ORDERS_TOOLS, WIDE_POLICY, WIDE_TOOLS

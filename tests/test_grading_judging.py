@@ -175,8 +175,7 @@ def test_bad_rows_are_named() -> None:
 
 
 def test_save_writes_jsonl(tmp_path: Any) -> None:
-    from whileai.simulations.io import load_rows
-
+    from whileai.rows.jsonl import load_rows
     scored = run_judge([ROW], lambda r: 1)
     path = scored.save(tmp_path / "graded.jsonl")
     back = load_rows(path)

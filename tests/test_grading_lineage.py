@@ -11,7 +11,7 @@ import pytest
 from whileai.errors import ConfigError, SpecError
 from whileai.simulations.judge.specs import load_spec, stamp_spec
 from whileai.simulations.measure.curriculum import curriculum, format_curriculum, retire_solved
-from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
+from whileai.simulations.selection.stage import STAGES, stage_of, stage_report, stamp_stage
 
 
 def graded(rates: dict[str, list[int]]) -> list[dict[str, Any]]:

@@ -18,21 +18,18 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "python"
 ROOTS = ("whileai", "whileai.simulations")
 STAGES = (
-    "generate", "judge", "measure", "clean", "select", "export", "run", "ingest", "training",
+    "generate", "judge", "measure", "clean", "selection", "export", "play", "ingest", "train",
     "report",
 )
 # The layer under the stages: the kernels, errors and settings, the model clients and embedders,
 # the row contract and its files.
 LOWER = ("whileai._pure", "whileai._backend", "whileai.errors", "whileai.config",
-         "whileai.context", "whileai.simulations.models", "whileai.simulations.schema",
-         "whileai.simulations.rows", "whileai.simulations.rowcheck", "whileai.simulations.io",
-         "whileai.simulations.rowsource",
-         "whileai.simulations.spec", "whileai.simulations.kwcheck",
-         "whileai.simulations.progress")
+         "whileai.context", "whileai.simulations.models", "whileai.rows",
+         "whileai.simulations.agent")
 UPPER = tuple(f"whileai.simulations.{stage}" for stage in STAGES)
 # Above the stages: what runs them (simulate and its engine, the result objects, the CLI).
-TOP = ("whileai.simulations.run", "whileai.simulations.simulation",
-       "whileai.simulations.from_traces", "whileai.simulations.data",
+TOP = ("whileai.simulations.play", "whileai.simulations.simulation",
+       "whileai.simulations.data",
        "whileai.simulations.verify", "whileai.cli", "whileai.commands", "whileai.scale")
 # Past one machine: the Ray adapters sit above everything and are the only code importing Ray.
 SCALE = "whileai.scale"
@@ -165,7 +162,7 @@ def test_the_graph_sees_the_imports_it_must() -> None:
     """The reader is not blind: a known import, a function-level one and a package edge."""
     assert "whileai.simulations.measure.stats" in GRAPH["whileai.simulations.clean.trace_flags"]
     assert "whileai._backend" in GRAPH["whileai.simulations.generate.grid"]
-    assert "whileai.simulations.export" in GRAPH["whileai.simulations.run.grading"]
+    assert "whileai.simulations.export" in GRAPH["whileai.simulations.play.grading"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.errors import ConfigError
-from whileai.simulations.run.config import ADVANCED_DEFAULTS, ALIASES, MODES, Advanced
+from whileai.simulations.play.config import ADVANCED_DEFAULTS, ALIASES, MODES, Advanced
 
 TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
     "type": "object", "properties": {"order_id": {"type": "string"}}}}}]

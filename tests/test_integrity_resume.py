@@ -19,7 +19,7 @@ from whileai.cli import main
 from whileai.errors import ConfigError
 from whileai.simulations.generate import grid
 from whileai.simulations.generate.writer import TemplateWriter
-from whileai.simulations.run import fingerprint
+from whileai.simulations.play import fingerprint
 
 POLICY = "Help customers with their orders."
 OTHER_TOOLS = [{"type": "function", "function": {

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from chat_server import Answer, completion, serve
+from whileai.rows.outbound import conversation
 from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
 from whileai.simulations.generate.model_writer import ModelWriter, parse_writer_output
 from whileai.simulations.generate.resolve import resolve_agent, resolve_writer
@@ -19,7 +20,6 @@ from whileai.simulations.models import (
     RetryPolicy,
     local_model,
 )
-from whileai.simulations.rows import conversation
 
 FAST = RetryPolicy(max_retries=2, backoff=0.001, max_backoff=0.01, timeout=5.0)
 TOOLS = [

@@ -17,8 +17,8 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.errors import SpecError
+from whileai.simulations.agent.spec import AgentSpec, agent_spec
 from whileai.simulations.generate.kinds import WRITES, confirms_writes, fitted, tool_kind
-from whileai.simulations.spec import AgentSpec, agent_spec
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SPECS = ("retail_spec", "airline_spec", "telecom_spec")

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from whileai.rows.progress import Progress, format_bytes, format_seconds, track
 from whileai.simulations.clean import decontam_lines
-from whileai.simulations.progress import Progress, format_bytes, format_seconds, track
 
 
 class Terminal(io.StringIO):

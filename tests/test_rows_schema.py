@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import whileai.simulations as zps
 from whileai.errors import RowError
-from whileai.simulations import schema
-from whileai.simulations._checks import FIELD_KINDS
+from whileai.rows import schema
+from whileai.rows.fields import FIELD_KINDS
 
 # ---- a generator of valid rows (every known key optional, nulls allowed, unknown keys kept) ----
 
@@ -281,7 +281,7 @@ def test_the_json_schema_and_row_problems_agree_on_broken_fields(
     assert valid_by_schema == (zps.row_problems(row) == []), zps.row_problems(row)
 
 
-@pytest.mark.parametrize("module", ["schema", "rows", "io", "_checks"])
+@pytest.mark.parametrize("module", ["schema", "outbound", "jsonl", "fields", "__init__"])
 def test_docstring_examples_of_the_row_modules_hold(
     module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,6 +290,7 @@ def test_docstring_examples_of_the_row_modules_hold(
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # io examples write temp files
-    result = doctest.testmod(importlib.import_module(f"whileai.simulations.{module}"))
+    result = doctest.testmod(importlib.import_module(
+        "whileai.rows" if module == "__init__" else f"whileai.rows.{module}"))
     assert result.attempted > 0
     assert result.failed == 0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from whileai.errors import QuotaError
 from whileai.simulations.models.client import ModelQuotaError
-from whileai.simulations.run.stop import STOP_REASONS, quota_stop
+from whileai.simulations.play.stop import STOP_REASONS, quota_stop
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

@@ -279,9 +279,8 @@ def test_adapters_count_their_work_on_a_progress_line(ray: Any, monkeypatch: Any
 
     import whileai.scale.decontam as scale_decontam
     import whileai.scale.simulate as scale_simulate
+    from whileai.rows.progress import Progress
     from whileai.scale import decontaminate_dataset, simulate_sharded
-    from whileai.simulations.progress import Progress
-
     lines: list[Progress] = []
 
     def recording(*args: Any, **kwargs: Any) -> Progress:

@@ -13,11 +13,11 @@ import whileai.simulations as zps
 from _tools import TOOLS
 from chat_server import Answer, completion, serve
 from whileai.errors import AgentFailedWarning, AuthError, BackendError
+from whileai.rows.outbound import export_row
 from whileai.secrets import configured_secrets, mask_secrets, mask_value
 from whileai.simulations.judge.llm_judge import grade
 from whileai.simulations.models import ChatClient, RetryPolicy
 from whileai.simulations.models.spec import local_model
-from whileai.simulations.rows import export_row
 
 FAST = RetryPolicy(max_retries=3, backoff=0.001, max_backoff=0.01, timeout=5.0)
 KEY = "sk-test-4f9c2a7e1b8d3f6a0c5e9b2d"  # what the tests configure and the servers echo

@@ -162,8 +162,7 @@ def test_rank_adds_quality_without_changing_reward(tmp_path: Any) -> None:
 
 
 def test_warm_judge_waits_through_a_cold_start() -> None:
-    from whileai.simulations.score.grade_llm import warm_judge
-
+    from whileai.simulations.judge.warm import warm_judge
     def cold(path: str, body: dict[str, Any], i: int) -> Answer:
         if i < 2:
             return Answer({"error": "model is loading"}, status=503)

@@ -9,8 +9,8 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.errors import ConfigError
+from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import build_grid, default_axes
-from whileai.simulations.spec import agent_spec
 
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {

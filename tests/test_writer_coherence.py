@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from whileai.simulations.agent.spec import AgentSpec, agent_spec
 from whileai.simulations.generate.actions import action_of
 from whileai.simulations.generate.coherence import coherence_problems, coherence_report
 from whileai.simulations.generate.diversity import near_duplicate_share
@@ -27,7 +28,6 @@ from whileai.simulations.generate.drafts import make_draft
 from whileai.simulations.generate.grid import build_grid
 from whileai.simulations.generate.reading import read_call
 from whileai.simulations.generate.writer import render
-from whileai.simulations.spec import AgentSpec, agent_spec
 from whileai.simulations.world.roles import lexicon
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -1,7 +1,7 @@
 """Deprecated alias: ``zeroproof`` is now ``whileai``. Import ``whileai`` instead.
 
 ``import zeroproof`` returns the ``whileai`` module itself, and every submodule name under it
-(``zeroproof.simulations``, ``zeroproof.simulations.schema``, ...) resolves to the same module
+(``zeroproof.simulations``, ``zeroproof.rows.schema``, ...) resolves to the same module
 object as its ``whileai`` counterpart, so classes, pickles and ``isinstance`` checks agree.
 The older top-level ``zeroproof_simulations`` maps to ``whileai.simulations`` the same way.
 """

@@ -1,7 +1,7 @@
 """Deprecated alias: ``zeroproof_simulations`` is now ``whileai.simulations``.
 
 ``import zeroproof_simulations`` returns the ``whileai.simulations`` module itself; submodules
-(``zeroproof_simulations.schema``, ...) resolve to the same objects as their ``whileai`` names.
+(``zeroproof.rows.schema``, ...) resolve to the same objects as their ``whileai`` names.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def register(sub: Any) -> None:
 def _unique_rows(path: str) -> list[dict[str, Any]]:
     """The file's rows with each rollout once; a warning says how many copies were dropped."""
     from whileai.commands.manners import load_checked_rows
-    from whileai.simulations.duplicates import drop_duplicates, duplicate_message
+    from whileai.rows.duplicates import drop_duplicates, duplicate_message
 
     rows, dropped = drop_duplicates(load_checked_rows(path))
     if dropped:
@@ -110,9 +110,8 @@ def run_scan(args: argparse.Namespace) -> int:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Prune rows and print the report; write them with --output."""
-    from whileai.simulations.io import write_jsonl
-    from whileai.simulations.select.optimize import optimize
-
+    from whileai.rows.jsonl import write_jsonl
+    from whileai.simulations.selection.optimize import optimize
     kwargs: dict[str, Any]
     if args.mode == "rl":
         kwargs = {"enforce_band": not args.keep_out_of_band, "endorsed": args.endorsed}

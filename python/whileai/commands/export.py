@@ -8,7 +8,7 @@ import warnings
 from typing import Any
 
 from whileai.commands.manners import add_quiet, load_checked_rows, read_json_file
-from whileai.simulations.duplicates import drop_duplicates, duplicate_message
+from whileai.rows.duplicates import drop_duplicates, duplicate_message
 
 EXAMPLE = """examples:
   whileai export rows.graded.jsonl -o sft.jsonl
@@ -51,8 +51,7 @@ def register(sub: Any) -> None:
 def run_export(args: argparse.Namespace) -> int:
     """Export the rows file as asked; print the report; exit 0."""
     import whileai.simulations as zps
-    from whileai.simulations.select.pairs import build_preference_pairs
-
+    from whileai.simulations.selection.pairs import build_preference_pairs
     tools = None
     if args.tools:
         tools = read_json_file(args.tools, "tools")

@@ -13,7 +13,7 @@ from typing import Any
 
 from whileai.commands.manners import add_quiet, load_checked_rows
 from whileai.errors import ConfigError, JudgeError
-from whileai.simulations.duplicates import drop_duplicates, duplicate_message
+from whileai.rows.duplicates import drop_duplicates, duplicate_message
 
 VERIFIERS = {
     "exact": "ExactMatch",

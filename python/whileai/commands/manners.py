@@ -184,8 +184,7 @@ def read_text_file(path: str, what: str) -> str:
 def read_json_file(path: str, what: str) -> Any:
     """The JSON value in ``path``; every way it can be wrong raises ``SpecError`` naming it."""
     from whileai.errors import RowError, SpecError
-    from whileai.simulations.jsondepth import loads_limited
-
+    from whileai.rows.depth import loads_limited
     text = read_text_file(path, what)
     try:
         return loads_limited(text, where=path)
@@ -203,9 +202,8 @@ def load_checked_rows(path: str) -> list[dict[str, Any]]:
     a value of the wrong type half-way through.
     """
     from whileai.errors import RowError
-    from whileai.simulations.io import load_rows
-    from whileai.simulations.schema import row_problems
-
+    from whileai.rows.jsonl import load_rows
+    from whileai.rows.schema import row_problems
     rows = load_rows(path)
     for index, row in enumerate(rows, start=1):
         problems = [p for p in row_problems(row) if "no task key" not in p]

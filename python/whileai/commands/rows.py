@@ -7,11 +7,11 @@ from typing import Any
 
 from whileai.commands.manners import add_quiet
 from whileai.errors import ConfigError
-from whileai.simulations.duplicates import drop_duplicates
-from whileai.simulations.io import read_jsonl, write_jsonl
-from whileai.simulations.progress import track
-from whileai.simulations.rowcheck import check_rows, format_row_check
-from whileai.simulations.rows import export_row
+from whileai.rows.check import check_rows, format_row_check
+from whileai.rows.duplicates import drop_duplicates
+from whileai.rows.jsonl import read_jsonl, write_jsonl
+from whileai.rows.outbound import export_row
+from whileai.rows.progress import track
 
 
 def register(sub: Any) -> None:

@@ -90,8 +90,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.agent in (None, "seeded"):
         spec_tools = tools
         if args.spec:
-            from whileai.simulations.spec import load_spec
-
+            from whileai.simulations.agent.spec import load_spec
             spec_tools = load_spec(args.spec).get("tools")
         agent: Any = zps.seeded_agent(spec_tools, seed=args.seed)
     else:

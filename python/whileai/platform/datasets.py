@@ -28,8 +28,7 @@ from whileai.platform.jsonl import check_block, parse_chunks, split_complete
 from whileai.platform.refs import dataset_path, resolve_dataset
 
 if TYPE_CHECKING:  # imported where used: whileai.simulations imports this package first
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
 __all__ = [
     "catalog", "datasets", "delete_dataset", "delete_empty_datasets", "preview", "profile",
     "publish", "pull", "push_file", "push_rows", "unpublish", "update_dataset",
@@ -49,8 +48,8 @@ def _encode(rows: Sequence[dict[str, Any]], meter: Progress | None = None, *,
     connection (from 0 again on a retry).
     """
 
-    from whileai.simulations.io import dumps_row
-    from whileai.simulations.rows import outbound, outbound_check
+    from whileai.rows.jsonl import dumps_row
+    from whileai.rows.outbound import outbound, outbound_check
 
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
@@ -105,9 +104,8 @@ def _send(conn: Connection, body: Callable[[], Any], *, name: str, purpose: str 
 
 def _holdout_power(entry: dict[str, Any], rows: Sequence[dict[str, Any]],
                    prove_effect: float) -> None:
+    from whileai.rows.source import task_key
     from whileai.simulations.measure.power import detectable_effect
-    from whileai.simulations.rowsource import task_key
-
     tasks = len({task_key(r) for r in rows}) or 1
     effect = detectable_effect(tasks)
     if effect > prove_effect:
@@ -150,13 +148,11 @@ def push_rows(
     rows = list(rows)
     report = None
     if gate:
-        from whileai.simulations.select.gate import publish_gate
-
+        from whileai.simulations.selection.gate import publish_gate
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
                               progress=progress)
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     with Progress("push", len(rows), enabled=progress) as line:
         entry = _send(conn, _encode(rows, line, keep_privileged=keep_privileged), name=name,
                       purpose=purpose, mode=mode, agent=agent, description=description,
@@ -206,8 +202,7 @@ _OVERLAP = 4096  # bytes each chunk's check re-reads of the one before (a word c
 
 def _file_clean(path: Path) -> bool:
     """True when the file's bytes certainly hold nothing the exit filter would change."""
-    from whileai.simulations.rows import outbound_check
-
+    from whileai.rows.outbound import outbound_check
     clean = outbound_check()
     tail = b""
     with open(path, "rb") as handle:
@@ -243,8 +238,7 @@ def push_file(
     >>> push_file("rows.jsonl")["datasetId"]  # doctest: +SKIP
     'ds_...'
     """
-    from whileai.simulations.io import read_jsonl
-
+    from whileai.rows.jsonl import read_jsonl
     source = Path(path)
     title = name or source.name
     if gate:
@@ -252,8 +246,7 @@ def push_file(
         return push_rows(rows, title, api_key=api_key, parent=parent, gate=True, mode=mode,
                          purpose=purpose, agent=agent, description=description,
                          base_url=base_url, progress=progress, keep_privileged=keep_privileged)
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     conn = connect(api_key, base_url=base_url)
     meta: dict[str, Any] = {"name": title, "purpose": purpose, "mode": mode, "agent": agent,
                             "description": description, "parent": parent,
@@ -313,8 +306,7 @@ def pull(dataset_id: str, path: str | os.PathLike[str] | None = None,
     """
     conn, manifest = _manifest(dataset_id, api_key, base_url)
     total = sum(int(part.get("bytes") or 0) for part in manifest["parts"])
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     with Progress("pull", total, enabled=progress, unit="bytes") as line:
         return _download(conn, manifest, dataset_id, path, line)
 

@@ -39,8 +39,7 @@ def _first(row: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str | None, 
 @functools.cache
 def _structured_fields() -> dict[str, type]:
     """Row-schema fields that hold a list or an object (never text): name -> list or dict."""
-    from whileai.simulations.schema import row_schema
-
+    from whileai.rows.schema import row_schema
     found: dict[str, type] = {}
     for name, spec in row_schema()["properties"].items():
         kinds = spec.get("type") or []
@@ -53,8 +52,7 @@ def _structured_fields() -> dict[str, type]:
 def _decode_nested(record: Mapping[str, Any]) -> dict[str, Any]:
     """``record`` with row-schema list/object fields that arrive as JSON text decoded (the
     Parquet of ``to_hf_folder`` stores them so); text that is not such JSON is left alone."""
-    from whileai.simulations.jsondepth import loads_limited
-
+    from whileai.rows.depth import loads_limited
     out = dict(record)
     for name, kind in _structured_fields().items():
         value = out.get(name)
@@ -149,8 +147,7 @@ def import_hf(repo: str, split: str = "train", revision: str | None = None,
         if bars and not progress:
             datasets.enable_progress_bars()
     picked = loaded.select(range(min(max_rows, len(loaded))))
-    from whileai.simulations.progress import Progress
-
+    from whileai.rows.progress import Progress
     with Progress("import_hf", enabled=progress) as line:
         rows = [map_columns(r) for r in line.counted(picked)]
     if not rows:

@@ -24,8 +24,7 @@ __all__ = ["check_block", "iter_block", "parse_block", "parse_chunks", "split_co
 
 
 def _too_deep(where: str) -> RowError:
-    from whileai.simulations.jsondepth import deep_error
-
+    from whileai.rows.depth import deep_error
     return deep_error(where)
 
 
@@ -42,8 +41,7 @@ def _loads(line: str, where: str, offset: int, limit: int) -> dict[str, Any]:
         raise RowError(f"{where}:{offset}: expected a JSON object (one row per line), got "
                        f"{type(row).__name__}")
     if line.count("[") + line.count("{") > limit:
-        from whileai.simulations.jsondepth import too_deep
-
+        from whileai.rows.depth import too_deep
         if too_deep(row, limit):
             raise _too_deep(f"{where}:{offset}")
     return row
@@ -57,8 +55,7 @@ def iter_block(block: bytes, where: str, before: int) -> Iterator[dict[str, Any]
         RowError: a line is not UTF-8, not JSON, not an object, or nests too deep
             (``where:line`` names it).
     """
-    from whileai.simulations.jsondepth import MAX_DEPTH
-
+    from whileai.rows.depth import MAX_DEPTH
     try:
         text = block.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError as exc:

@@ -63,8 +63,7 @@ def push_run(
         raise ConfigError("publish=True needs agent= (the card's group), or pass publish='name'")
     report = None
     if gate:
-        from whileai.simulations.select.gate import publish_gate
-
+        from whileai.simulations.selection.gate import publish_gate
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
                               progress=progress)

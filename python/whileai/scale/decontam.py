@@ -29,6 +29,8 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
+from whileai.rows.jsonl import dumps_row, parse_row_text
+from whileai.rows.progress import Progress
 from whileai.scale._ray import is_dataset, ordered, require_ray
 from whileai.scale.rows import batch_rows, raise_problem, unwritable
 from whileai.scale.spans import (
@@ -46,8 +48,6 @@ from whileai.simulations.clean.decontam import (
     merge_decontamination,
 )
 from whileai.simulations.clean.decontam_index import EvalIndex
-from whileai.simulations.io import dumps_row, parse_row_text
-from whileai.simulations.progress import Progress
 
 __all__ = ["decontaminate_dataset"]
 
@@ -198,8 +198,7 @@ def _block_reports(table: Any) -> list[str]:
 
 def _leaving_text(text: Any, clean: Callable[[str], bool]) -> Any:
     """A kept row's JSON text through the exit filter (parsed only when it may need it)."""
-    from whileai.simulations.rows import outbound
-
+    from whileai.rows.outbound import outbound
     if not isinstance(text, str) or clean(text):
         return text
     return dumps_row(outbound(parse_row_text(text, where="kept row")), where="kept row")
@@ -207,8 +206,7 @@ def _leaving_text(text: Any, clean: Callable[[str], bool]) -> Any:
 
 def _leaving_row(row: dict[str, Any]) -> dict[str, Any]:
     """A kept row of a Dataset of dicts through the exit filter (``rows.outbound``)."""
-    from whileai.simulations.rows import outbound
-
+    from whileai.rows.outbound import outbound
     return outbound(row)
 
 
@@ -218,14 +216,12 @@ def _kept(table: Any, column: str | None = None) -> Any:
     ``privileged`` block, the embedding); a ``column`` of JSON texts is filtered text by text."""
     import pyarrow as pa
 
-    from whileai.simulations.rows import DROPPED_KEYS
-
+    from whileai.rows.outbound import DROPPED_KEYS
     dropped = [_KEPT, _REPORT, *(c for c in table.column_names if c in DROPPED_KEYS)]
     kept = table.filter(table.column(_KEPT)).drop_columns(dropped)
     if column is None or column not in kept.column_names:
         return kept
-    from whileai.simulations.rows import outbound_check
-
+    from whileai.rows.outbound import outbound_check
     clean = outbound_check()
     texts = [_leaving_text(t, clean) for t in kept.column(column).to_pylist()]
     at = kept.column_names.index(column)

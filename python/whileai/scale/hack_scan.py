@@ -40,6 +40,7 @@ from typing import Any
 from whileai import _backend
 from whileai._pure.scan import BLOCK
 from whileai.errors import ConfigError
+from whileai.rows.progress import Progress
 from whileai.scale._ray import is_dataset, ordered, require_ray
 from whileai.scale.hack_scan_blocks import BlockScan
 from whileai.scale.rows import batch_rows, raise_problem
@@ -51,7 +52,6 @@ from whileai.simulations.clean.hack_scan import (
     scan_report,
     usable_rows,
 )
-from whileai.simulations.progress import Progress
 
 __all__ = ["scan_dataset"]
 

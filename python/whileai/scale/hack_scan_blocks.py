@@ -26,10 +26,10 @@ from typing import Any
 
 from whileai import _backend
 from whileai._pure.scan import BLOCK
+from whileai.rows.progress import Progress
 from whileai.simulations.clean.hack_matrix import CONJ_TOP, conjunctions
 from whileai.simulations.clean.hack_scan import Scanned, tier
 from whileai.simulations.clean.scan_blocks import and_columns, scan_from_partials
-from whileai.simulations.progress import Progress
 
 __all__ = ["BlockScan", "column_key"]
 

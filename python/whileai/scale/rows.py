@@ -1,7 +1,7 @@
 """The rows of a Dataset batch, read by the JSONL reader's rules; a bad row raised on the driver.
 
 A batch's rows are its columns, or the JSON text in one ``column`` (``ray.data.read_text``'s
-``"text"``), which is read line by line as :class:`~whileai.simulations.io.JsonlReader` reads a
+``"text"``), which is read line by line as :class:`~whileai.rows.jsonl.JsonlReader` reads a
 file: blank texts are no rows, a byte-order mark may open the first row only, and a text that is
 not JSON, nests too deep or is not an object is refused. A task cannot number rows across the
 dataset, so it sends its first problem back with its place in the batch (:func:`batch_rows`);
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
-from whileai.simulations.io import dumps_row, parse_row_text
+from whileai.rows.jsonl import dumps_row, parse_row_text
 
 __all__ = ["batch_rows", "raise_problem", "unwritable"]
 

@@ -25,13 +25,13 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
+from whileai.rows.jsonl import load_rows
+from whileai.rows.outbound import task_key
+from whileai.rows.progress import Progress
 from whileai.scale._ray import require_ray
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import is_model_spec
-from whileai.simulations.io import load_rows
 from whileai.simulations.models.spec import ModelSpec, parse_spec
-from whileai.simulations.progress import Progress
-from whileai.simulations.rows import task_key
 from whileai.simulations.simulation import simulate
 
 __all__ = ["shard_of", "simulate_sharded"]

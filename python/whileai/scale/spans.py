@@ -11,7 +11,7 @@ Ray Data's ``read_text`` does not give that order for a large file in Ray 2.44-2
 builder puts the rows not yet compacted (the last ~50 MiB read) before the compacted ones, so a
 JSONL file over 50 MiB comes back rotated, and ``preserve_order`` cannot undo it (it orders
 blocks, not rows inside the one block of a file). Rows are parsed here by the same
-:class:`~whileai.simulations.io.JsonlReader` rules as the single-process reader (blank lines
+:class:`~whileai.rows.jsonl.JsonlReader` rules as the single-process reader (blank lines
 skipped, a byte-order mark on line 1, errors naming ``path:line``).
 
 >>> import os, pathlib, tempfile
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from whileai.errors import ConfigError, RowError
-from whileai.simulations.io import check_input_file, read_jsonl
+from whileai.rows.jsonl import check_input_file, read_jsonl
 
 __all__ = ["Span", "copy_span", "is_paths", "line_number", "line_text", "numbered_rows",
            "span_bounds", "span_rows", "spans"]

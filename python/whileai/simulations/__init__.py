@@ -33,6 +33,33 @@ from whileai.platform import (
     unpublish,
     update_dataset,
 )
+from whileai.rows.check import check_rows, format_row_check
+from whileai.rows.jsonl import JsonlAppender, load_rows, read_jsonl, write_jsonl
+from whileai.rows.outbound import (
+    conversation,
+    export_row,
+    holds_privileged,
+    outbound,
+    scrub,
+    task_key,
+)
+from whileai.rows.schema import (
+    SCHEMA_VERSION,
+    Calibration,
+    Judgment,
+    Marker,
+    Rollout,
+    RowParts,
+    Task,
+    calibration_of,
+    from_row,
+    row_problems,
+    row_schema,
+    schema_version_of,
+    to_row,
+    validate,
+)
+from whileai.simulations.agent.spec import inspect
 from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.grounding import (
@@ -86,7 +113,6 @@ from whileai.simulations.export import (
     training_rows,
 )
 from whileai.simulations.export.hub import hf_publish, hf_publish_run, hf_status
-from whileai.simulations.from_traces import simulate_from_traces
 from whileai.simulations.generate.diversity import novelty
 from whileai.simulations.generate.seeded import SEEDED_KINDS, seeded_agent
 from whileai.simulations.ingest import (
@@ -103,7 +129,6 @@ from whileai.simulations.ingest import (
     tools_from_traces,
     trace_report,
 )
-from whileai.simulations.io import JsonlAppender, load_rows, read_jsonl, write_jsonl
 from whileai.simulations.judge.judging import evaluate, judge_row, run_judge
 from whileai.simulations.judge.llm_judge import grade
 from whileai.simulations.judge.llm_rubrics import rubric_judge, write_rubrics
@@ -125,35 +150,10 @@ from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.measure.passat import PassAt, pass_at
 from whileai.simulations.measure.power import detectable_effect, holdout_size
 from whileai.simulations.models.spec import local_model
+from whileai.simulations.play.sizing import format_recommendation, recommend
 from whileai.simulations.report.html import report_html
-from whileai.simulations.rowcheck import check_rows, format_row_check
-from whileai.simulations.rows import (
-    conversation,
-    export_row,
-    holds_privileged,
-    outbound,
-    scrub,
-    task_key,
-)
-from whileai.simulations.run.sizing import format_recommendation, recommend
-from whileai.simulations.schema import (
-    SCHEMA_VERSION,
-    Calibration,
-    Judgment,
-    Marker,
-    Rollout,
-    RowParts,
-    Task,
-    calibration_of,
-    from_row,
-    row_problems,
-    row_schema,
-    schema_version_of,
-    to_row,
-    validate,
-)
-from whileai.simulations.select.gate import calibrate, publish_gate
-from whileai.simulations.select.hygiene import (
+from whileai.simulations.selection.gate import calibrate, publish_gate
+from whileai.simulations.selection.hygiene import (
     DEFAULT_BAND,
     HACK_THRESHOLD,
     dedupe_groups,
@@ -163,24 +163,23 @@ from whileai.simulations.select.hygiene import (
     trim_out_of_band,
     trim_unanimous_groups,
 )
-from whileai.simulations.select.optimize import optimize, select_for_rl, select_for_sft
-from whileai.simulations.select.pairs import build_preference_pairs
-from whileai.simulations.select.rank import rank
-from whileai.simulations.select.stage import STAGES, stage_of, stage_report, stamp_stage
-from whileai.simulations.simulation import simulate
-from whileai.simulations.spec import inspect
-from whileai.simulations.training.callback import TrainerCallback
-from whileai.simulations.training.hosted import models, serve, train
-from whileai.simulations.training.logprobs import (
+from whileai.simulations.selection.optimize import optimize, select_for_rl, select_for_sft
+from whileai.simulations.selection.pairs import build_preference_pairs
+from whileai.simulations.selection.rank import rank
+from whileai.simulations.selection.stage import STAGES, stage_of, stage_report, stamp_stage
+from whileai.simulations.simulation import simulate, simulate_from_traces
+from whileai.simulations.train.callback import TrainerCallback
+from whileai.simulations.train.hosted import models, serve, train
+from whileai.simulations.train.logprobs import (
     format_logprob_report,
     logprob_report,
     mean_kl,
     staleness_report,
 )
-from whileai.simulations.training.monitor import HackMonitor
-from whileai.simulations.training.reference import reference_logprobs
-from whileai.simulations.training.run import TrainingRun, training_run
-from whileai.simulations.training.runs import (
+from whileai.simulations.train.monitor import HackMonitor
+from whileai.simulations.train.reference import reference_logprobs
+from whileai.simulations.train.run import TrainingRun, training_run
+from whileai.simulations.train.runs import (
     attach_delta,
     attach_holdout,
     format_hack_monitor,

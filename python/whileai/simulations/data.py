@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
-from whileai.simulations.io import write_jsonl
+from whileai.rows.jsonl import write_jsonl
+from whileai.rows.outbound import export_row
 from whileai.simulations.models import RetryPolicy
-from whileai.simulations.rows import export_row
 
 __all__ = ["ExportRows", "SimulationData"]
 
@@ -41,7 +41,7 @@ class ExportRows(list[dict[str, Any]]):
 class SimulationData:
     """The result of ``simulate``: rows, the run's report, and why it stopped.
 
-    ``stopped_because`` is a :data:`~whileai.simulations.run.stop.StopReason`; a sharded run
+    ``stopped_because`` is a :data:`~whileai.simulations.play.stop.StopReason`; a sharded run
     (``whileai.scale``) joins its shards' different reasons with commas, or says ``no_tasks``.
     """
 

@@ -1,4 +1,4 @@
-"""``simulate()``: the agent's tools and prompt in, rows out.
+"""``simulate()``: the agent's tools and prompt in, rows out (``simulate_from_traces``: traces in).
 
 >>> import whileai.simulations as zps
 >>> TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
@@ -18,6 +18,10 @@ from warnings import warn
 
 from whileai.errors import AgentFailedWarning, ConfigError, SpecError
 from whileai.platform.resolve import resolve_ids
+from whileai.rows.jsonl import load_rows
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.outbound import task_key
+from whileai.simulations.agent.spec import AgentSpec, agent_spec, inspect
 from whileai.simulations.data import SimulationData
 from whileai.simulations.generate.agents import (
     RolloutAgent,
@@ -32,12 +36,12 @@ from whileai.simulations.generate.situation import Situation, Writer
 from whileai.simulations.generate.writer import TemplateWriter
 from whileai.simulations.ingest.dimensions import dimensions_from_traces
 from whileai.simulations.ingest.from_traces import SourceCopyCheck, gate_run
+from whileai.simulations.ingest.harness import tools_from_traces
+from whileai.simulations.ingest.mining import as_trace_rows
 from whileai.simulations.ingest.traces import load_traces
-from whileai.simulations.io import load_rows
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.rows import task_key
-from whileai.simulations.run import grading
-from whileai.simulations.run.config import (
+from whileai.simulations.models.unconfigured import no_model_message
+from whileai.simulations.play import grading
+from whileai.simulations.play.config import (
     Advanced,
     Mode,
     RepeatPolicy,
@@ -45,12 +49,10 @@ from whileai.simulations.run.config import (
     Until,
     resolve_config,
 )
-from whileai.simulations.run.engine import RunInputs, run
-from whileai.simulations.spec import AgentSpec, agent_spec, inspect
-from whileai.simulations.unconfigured import no_model_message
+from whileai.simulations.play.engine import RunInputs, run
 from whileai.simulations.world.mock import World
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "simulate_from_traces"]
 
 
 class _ExecuteWorld:
@@ -295,12 +297,12 @@ def simulate(
         grade: legacy: grade each row with the deterministic ``task_checklist``; prefer
             ``grader=zps.task_checklist``.
         progress: one progress line on stderr when it is a terminal; False silences it.
-        advanced: the rarely changed knobs (:class:`~whileai.simulations.run.config.Advanced`):
+        advanced: the rarely changed knobs (:class:`~whileai.simulations.play.config.Advanced`):
             ``concurrency``, ``stop_grace``, ``embedder``, ``seed``, ``avg_turns``, ``probe``.
 
     Returns:
         The run: ``trajectories`` (the rows), ``search`` (its report), ``stopped_because``
-        (a :data:`~whileai.simulations.run.stop.StopReason`).
+        (a :data:`~whileai.simulations.play.stop.StopReason`).
 
     Raises:
         TypeError: an unknown keyword or ``advanced`` key (the message lists the valid ones).
@@ -376,3 +378,26 @@ def simulate(
         tools=[t.to_openai() for t in run_spec.tools],
         rubric=run_spec.rubric,
     )
+
+
+def simulate_from_traces(traces: Any, agent: Any = None, tools: list[dict[str, Any]] | None = None,
+                         policy: str = "", mode: Mode = "rl", **kwargs: Any) -> Any:
+    """``simulate(agent, traces=...)`` for callers who start from graded telemetry alone.
+
+    With no ``tools`` (and no ``spec=``) the tool surface is read off the traces
+    (``tools_from_traces``); every other keyword goes to ``simulate`` unchanged.
+
+    Raises:
+        SpecError: no tools were given, the traces hold no tool call, and no policy either.
+    """
+    rows = as_trace_rows(traces)
+    if tools is None and "spec" not in kwargs:
+        tools = tools_from_traces(rows)
+        if not tools and not policy.strip():
+            raise SpecError(
+                "simulate_from_traces: the traces contain no tool calls and no tools= or "
+                "policy= was given; pass tools=[...] (OpenAI function shape) or policy='...'")
+    if "system_prompt" in kwargs:
+        policy = str(kwargs.pop("system_prompt") or policy)
+    return simulate(agent, tools=tools, system_prompt=policy or None, traces=rows, mode=mode,
+                    **kwargs)

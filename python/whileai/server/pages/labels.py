@@ -67,8 +67,7 @@ def read_labels(path: Path) -> list[dict[str, Any]]:
     """The label lines at ``path`` (none when the file does not exist yet)."""
     if not path.exists():
         return []
-    from whileai.simulations.io import read_jsonl
-
+    from whileai.rows.jsonl import read_jsonl
     return list(read_jsonl(path))
 
 

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from whileai._gc import paused_gc
 from whileai.errors import RowError
-from whileai.simulations.rows import outbound, outbound_check
+from whileai.rows.outbound import outbound, outbound_check
 
 __all__ = ["FACETS", "SORTS", "Found", "Query", "RowIndex", "bitset", "build_index",
            "facet_values",

@@ -168,7 +168,7 @@ def dataset_lines(store: Any, account: Any, dataset_id: str) -> Iterator[bytes]:
 def dataset_rows(store: Any, account: Any, dataset_id: str) -> Iterator[dict[str, Any]]:
     """The rows of a platform dataset, as dicts, through the exit filter (``rows.outbound``:
     a private store's ``privileged`` block is not shown)."""
-    from whileai.simulations.rows import outbound, outbound_check
+    from whileai.rows.outbound import outbound, outbound_check
 
     clean = outbound_check()
     for line in dataset_lines(store, account, dataset_id):

@@ -100,8 +100,7 @@ def _gate(store: Any, account: Any, dataset_id: str, version: Any,
     from itertools import islice
 
     from whileai.server.pages.rowsource import dataset_rows
-    from whileai.simulations.select.gate import publish_gate
-
+    from whileai.simulations.selection.gate import publish_gate
     sample = list(islice(dataset_rows(store, account, dataset_id), _GATE_ROWS))
     try:
         report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto",

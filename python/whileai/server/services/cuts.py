@@ -19,13 +19,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from whileai.rows.source import task_key
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, datasets, trace_stats
 from whileai.server.services.traces import since_cutoff, trace_rows
 from whileai.server.store.blobs import PartWriter
 from whileai.server.store.trace_tables import trace_scores, traces
 from whileai.simulations.measure.holdout import split_pseudo_production
-from whileai.simulations.rowsource import task_key
 
 __all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report", "task_cut"]
 
@@ -160,8 +160,7 @@ def _dataset(store: Store, account: Account, rows: list[dict[str, Any]],
              new: datasets.NewDataset) -> dict[str, Any]:
     """The cut's rows as a new dataset, each through the exit filter (``rows.outbound``): a
     trace that carried a ``privileged`` attribute cannot put it into a set that may go public."""
-    from whileai.simulations.rows import outbound
-
+    from whileai.rows.outbound import outbound
     writer = PartWriter(store.config.tmp_dir)
     try:
         for row in rows:

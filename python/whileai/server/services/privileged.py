@@ -20,8 +20,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from whileai.rows.outbound import holds_privileged
 from whileai.server.errors import ApiError
-from whileai.simulations.rows import holds_privileged
 
 __all__ = ["SHOWN", "PrivilegedLines", "lines_in_files", "part_holds", "refusal"]
 

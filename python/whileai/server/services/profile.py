@@ -16,13 +16,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from whileai.rows.check import check_rows
+from whileai.rows.outbound import outbound
+from whileai.rows.source import read_reward, task_key
 from whileai.server.services import Account, Store
 from whileai.server.services.datasets import _owned
 from whileai.server.store.tables import datasets, parts
-from whileai.simulations.rowcheck import check_rows
-from whileai.simulations.rows import outbound
-from whileai.simulations.rowsource import read_reward, task_key
-from whileai.simulations.select.hygiene import PASS_AT
+from whileai.simulations.selection.hygiene import PASS_AT
 
 __all__ = ["PER_TASK_LIMIT", "PREVIEW_CHECKED", "preview", "profile", "profile_rows"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from whileai.simulations.schema import row_schema
+from whileai.rows.schema import row_schema
 
 __all__ = ["type_problem"]
 

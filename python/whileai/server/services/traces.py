@@ -33,6 +33,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from whileai.rows.source import task_key
 from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, trace_joins, trace_stats
 from whileai.server.services.otlp import Incoming, proto_body
@@ -43,7 +44,6 @@ from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
 from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, is_genai, read_otel
 from whileai.simulations.ingest.otlp import Span, decode_spans
 from whileai.simulations.ingest.unbuilt import REASONS, explain
-from whileai.simulations.rowsource import task_key
 
 __all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
 

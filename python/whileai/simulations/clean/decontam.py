@@ -34,11 +34,11 @@ from typing import Any
 from whileai import _backend
 from whileai._gc import paused_gc
 from whileai.errors import ConfigError
+from whileai.rows.progress import Progress
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.decontam_lines import check_jsonl
 from whileai.simulations.clean.decontam_stream import passthrough, row_batches
 from whileai.simulations.models.embedders import HASH_VERSION
-from whileai.simulations.progress import Progress
 
 __all__ = [
     "RULES",
@@ -337,8 +337,7 @@ def decontaminate(
         if output is None:
             clean = list(source)
         else:
-            from whileai.simulations.io import write_jsonl
-
+            from whileai.rows.jsonl import write_jsonl
             write_jsonl(output, source)
     start = counter["rows"]
     report["rows"] = start

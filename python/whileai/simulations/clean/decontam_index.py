@@ -61,8 +61,7 @@ class EvalIndex:
 def iter_source_rows(source: Any, what: str) -> Iterator[dict[str, Any]]:
     """Yield row dicts from a JSONL path, a run object or an iterable (strings become prompts)."""
     if isinstance(source, (str, PathLike)):
-        from whileai.simulations.io import read_jsonl
-
+        from whileai.rows.jsonl import read_jsonl
         yield from read_jsonl(source)
         return
     for attr in ("trajectories", "rows"):

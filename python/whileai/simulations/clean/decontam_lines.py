@@ -5,7 +5,7 @@ The file is read in blocks of whole lines on a background thread; each block goe
 checked fields of every plain line, applies the ``same_task``, ``verbatim`` and ``near`` rules
 and hands back the kept lines as one ``bytes``, the counts and the first few drops. A line it
 defers (not plain JSON, ``NaN``, a carriage return, ...; the pure backend defers every line) is
-read here the ordinary way (:meth:`~whileai.simulations.io.JsonlReader.parse_line`, so a bad
+read here the ordinary way (:meth:`~whileai.rows.jsonl.JsonlReader.parse_line`, so a bad
 line fails with ``path:line`` as before) and checked as a one-row chunk. Only the drops that
 become report examples are parsed in Python.
 
@@ -24,9 +24,9 @@ from os import PathLike
 from typing import Any
 
 from whileai import _backend
+from whileai.rows.jsonl import EncodedLine, JsonlReader, read_jsonl
 from whileai.simulations.clean.decontam_index import EvalIndex
 from whileai.simulations.clean.decontam_stream import passthrough, read_ahead
-from whileai.simulations.io import EncodedLine, JsonlReader, read_jsonl
 
 __all__ = ["check_jsonl"]
 

@@ -20,8 +20,8 @@ from itertools import islice
 from os import PathLike
 from typing import Any
 
+from whileai.rows.jsonl import EncodedLine, dumps_row, read_jsonl
 from whileai.simulations.clean.decontam_index import iter_source_rows
-from whileai.simulations.io import EncodedLine, dumps_row, read_jsonl
 
 __all__ = ["passthrough", "read_ahead", "row_batches"]
 

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.rows import json_text
-from whileai.simulations.rowsource import as_rows
+from whileai.rows.outbound import json_text
+from whileai.rows.source import as_rows
 
 __all__ = ["format_grounding_report", "grounding_report", "mark_grounding", "ungrounded_arguments"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from whileai.rows.keywords import valid_kwargs
 from whileai.simulations.clean.hack_features import AUTO_TOP
 from whileai.simulations.clean.hack_scan import hack_scan
-from whileai.simulations.kwcheck import valid_kwargs
 
 __all__ = ["format_hack_scan", "format_hack_scan_diff", "hack_scan_diff"]
 

@@ -31,6 +31,8 @@ from typing import Any, Literal, TypedDict
 
 from whileai._gc import paused_gc
 from whileai.errors import ConfigError
+from whileai.rows.progress import Progress
+from whileai.rows.source import as_rows, read_reward, task_key
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import AUTO_TOP, trajectory_key
 from whileai.simulations.clean.hack_matrix import (
@@ -40,8 +42,6 @@ from whileai.simulations.clean.hack_matrix import (
     matrix_from_columns,
     run_scan,
 )
-from whileai.simulations.progress import Progress
-from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
 __all__ = ["TIE", "AskCounts", "Cause", "HackScanReport", "RankedFeature", "Regime", "ScanSupport",
            "Scanned", "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.rowsource import as_rows
+from whileai.rows.source import as_rows
 
 __all__ = ["PRIVILEGED_FIELDS", "format_leak_report", "leak_report", "leaked_fields"]
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
+from whileai.rows.source import as_rows, task_key
 from whileai.simulations.clean.decontam_index import iter_source_rows
 from whileai.simulations.models.embedders import HASH_VERSION, HashEmbedder, resolve_embedder
-from whileai.simulations.rowsource import as_rows, task_key
 
 __all__ = ["drop_leaky_rows", "format_leakage_report", "leakage_report", "near_duplicate_prompts"]
 

@@ -18,8 +18,8 @@ import re
 import warnings
 from typing import Any
 
+from whileai.rows.source import as_rows
 from whileai.simulations.clean.style import TICS
-from whileai.simulations.rowsource import as_rows
 
 __all__ = ["STOCK_MARKERS", "behavioral_markers", "mark_rows", "row_markers"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from whileai.rows.source import as_rows, read_reward
 from whileai.simulations.measure.stats import pearson
-from whileai.simulations.rowsource import as_rows, read_reward
 
 __all__ = ["STYLE_MARKERS", "TICS", "format_style_report", "style_hits", "style_markers",
            "style_report"]

@@ -33,10 +33,10 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
+from whileai.rows.source import as_rows, read_reward
 from whileai.simulations.clean.claims import unsupported_claims
 from whileai.simulations.clean.hints import hint_text, may_match
 from whileai.simulations.measure.stats import pearson, wilson_interval
-from whileai.simulations.rowsource import as_rows, read_reward
 
 __all__ = [
     "FLAGS",

@@ -25,17 +25,17 @@ from typing import Any, Literal
 
 from whileai import _backend
 from whileai.errors import ConfigError, SpecError
+from whileai.rows.jsonl import write_jsonl
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.outbound import scrub, task_key
+from whileai.rows.source import as_rows, read_reward
 from whileai.simulations.clean.decontam import decontaminate
 from whileai.simulations.export.checklist import has_cell_metadata
 from whileai.simulations.export.reference import reference_of
 from whileai.simulations.export.template import render_backend, render_module, render_pyproject
 from whileai.simulations.export.wire import tool_schemas
-from whileai.simulations.io import write_jsonl
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.rows import scrub, task_key
-from whileai.simulations.rowsource import as_rows, read_reward
-from whileai.simulations.select.gate import calibrate
-from whileai.simulations.select.hygiene import DEFAULT_BAND, check_band
+from whileai.simulations.selection.gate import calibrate
+from whileai.simulations.selection.hygiene import DEFAULT_BAND, check_band
 
 __all__ = [
     "DEFAULT_REWARD",

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from whileai.errors import ConfigError, RowError
+from whileai.rows.depth import deep_error
+from whileai.rows.jsonl import dumps_row, write_jsonl
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.outbound import export_row
+from whileai.rows.progress import Progress
+from whileai.rows.schema import row_problems
+from whileai.rows.source import as_rows
 from whileai.simulations.export.wire import check_choice
-from whileai.simulations.io import dumps_row, write_jsonl
-from whileai.simulations.jsondepth import deep_error
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.progress import Progress
-from whileai.simulations.rows import export_row
-from whileai.simulations.rowsource import as_rows
-from whileai.simulations.schema import row_problems
 
 __all__ = ["check_split_name", "format_hf_report", "to_hf_folder"]
 

@@ -156,8 +156,7 @@ def hf_publish_run(run_id: Any, namespace: str | None = None, repo: str | None =
     accepted for the spec's form (the run is read from its folder, else the configured
     platform).
     """
-    from whileai.simulations.training.runs import get_run
-
+    from whileai.simulations.train.runs import get_run
     _check_wait(timeout, poll)
     info = run_id if isinstance(run_id, Mapping) else get_run(run_id)
     folder = adapter_folder(info, adapter_dir)

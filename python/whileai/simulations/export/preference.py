@@ -20,6 +20,9 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.jsonl import write_jsonl
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.outbound import export_row
 from whileai.simulations.export.training import _chat
 from whileai.simulations.export.wire import (
     FORMATS,
@@ -28,9 +31,6 @@ from whileai.simulations.export.wire import (
     messages_to_trl,
     tool_schemas,
 )
-from whileai.simulations.io import write_jsonl
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.rows import export_row
 
 __all__ = ["export_preference", "format_preference_report", "preference_rows", "split_prompt"]
 
@@ -63,8 +63,7 @@ def _pairs(source: Any) -> list[Any]:
     if isinstance(source, tuple) and len(source) == 2 and isinstance(source[1], dict):
         source = source[0]  # the (pairs, report) that build_preference_pairs returns
     if isinstance(source, Mapping) or not isinstance(source, (list, tuple)):
-        from whileai.simulations.io import load_rows
-
+        from whileai.rows.jsonl import load_rows
         return list(load_rows(source))
     return list(source)
 

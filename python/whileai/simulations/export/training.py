@@ -19,6 +19,11 @@ from os import PathLike
 from typing import Any, Literal, get_args
 
 from whileai.errors import ConfigError
+from whileai.rows.jsonl import write_jsonl
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.outbound import conversation, export_row
+from whileai.rows.progress import Progress
+from whileai.rows.source import as_rows
 from whileai.simulations.export.wire import (
     FORMATS,
     Format,
@@ -27,11 +32,6 @@ from whileai.simulations.export.wire import (
     messages_to_trl,
     tool_schemas,
 )
-from whileai.simulations.io import write_jsonl
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.progress import Progress
-from whileai.simulations.rows import conversation, export_row
-from whileai.simulations.rowsource import as_rows
 
 __all__ = [
     "CARRIED_KEYS",

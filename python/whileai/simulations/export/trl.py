@@ -52,6 +52,5 @@ def to_trl(rows: Any, kind: str = "training") -> list[dict[str, Any]]:
     check_choice("to_trl", "kind", kind, KINDS)
     if kind == "preference":
         return preference_rows(rows, format="trl")[0]
-    from whileai.simulations.rowsource import as_rows
-
+    from whileai.rows.source import as_rows
     return [item for index, row in enumerate(as_rows(rows)) for item in _training(row, index)]

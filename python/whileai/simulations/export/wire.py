@@ -67,8 +67,7 @@ def tool_schemas(tools: object) -> list[dict[str, Any]]:
         elif isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
             out.append({"type": "function", "function": copy.deepcopy(dict(tool))})
         else:
-            from whileai.simulations.spec import normalize_tools
-
+            from whileai.simulations.agent.spec import normalize_tools
             try:
                 out.append(normalize_tools([tool])[0].to_openai())
             except (SpecError, ValueError, TypeError, IndexError) as exc:

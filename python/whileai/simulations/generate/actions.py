@@ -7,7 +7,7 @@ person never names (a scratchpad ``think``, ``calculate``, a transfer to a human
 ``hidden``: asks reach them through a need ("what would the total be...", "can I talk to a
 person?"), never by the tool's name.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[{"name": "cancel_pending_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string"}}}}])
 >>> a = action_of(spec, "cancel_pending_order")
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from whileai.simulations.spec import AgentSpec, ToolSpec
+from whileai.simulations.agent.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.roles import lexicon, person_entity
 from whileai.simulations.world.toolkinds import hidden_kind
 

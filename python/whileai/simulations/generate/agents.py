@@ -23,7 +23,7 @@ from whileai.errors import ConfigError
 from whileai.simulations.generate.resolve import resolve_agent as resolve_model_agent
 from whileai.simulations.generate.situation import Situation
 from whileai.simulations.models.spec import ModelSpec
-from whileai.simulations.unconfigured import no_model_message
+from whileai.simulations.models.unconfigured import no_model_message
 from whileai.simulations.world.rollout import current_rollout
 
 __all__ = [

@@ -6,7 +6,7 @@ its role: "to 12 Elm Street, Apt 4, Austin, TX, 78701, USA", "in business", "for
 "with 2 GB"), plus the literal values it used (``spans``), which typing never mangles, so an
 agent can read them back. Hidden tools get whole asks that need them (``hidden_ask``).
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[{"name": "cancel_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string", "description": "such as 'O-1234'"}}}}])
 >>> w = words_for(spec, "cancel_order", {"order_id": "O-5521"}, draws(0, 1), ambiguous=False)
@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import Action, action_of, plural
 from whileai.simulations.generate.spoken import payment_words
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.fakes import id_value
 from whileai.simulations.world.roles import Role, describe, lexicon, person_entity
 from whileai.simulations.world.values import Draw, draws

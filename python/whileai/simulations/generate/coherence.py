@@ -15,7 +15,7 @@
 Multi-part asks pass ``target`` only if every part is named. ``coherence_report`` counts them
 over many asks.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[{"name": "get_order_details", "description": "Get an order.",
 ...     "parameters": {"type": "object", "properties": {"order_id": {"type": "string",
 ...     "description": "such as '#W0000000'"}}}}])
@@ -33,8 +33,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import VERBS, action_of
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import describe, lexicon
 
 __all__ = ["coherence_problems", "coherence_report"]
@@ -166,7 +166,7 @@ def coherence_report(spec: AgentSpec, rows: Iterable[dict[str, Any]]) -> dict[st
     a reading tool plays a status question about a write, else ``world_state["target_tools"]``
     (else its ``scenario_dimensions`` tool).
 
-    >>> from whileai.simulations.spec import agent_spec
+    >>> from whileai.simulations.agent.spec import agent_spec
     >>> spec = agent_spec(tools=[{"name": "get_order"}])
     >>> coherence_report(spec, [{"prompt": "where is my order?", "world_state":
     ...     {"target_tools": ["get_order"]}}])["coherent_share"]

@@ -1,6 +1,6 @@
 """From a grid cell to a draft (world values, faults, teacher-only block) and to a situation.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.generate.grid import build_grid
 >>> spec = agent_spec(tools=[{"name": "get_order"}])
 >>> d = make_draft(spec, build_grid(spec).cells[0], visit=0, seed=0, fault_rate=0.5)
@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from whileai import _backend
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.grid import Cell, scenario_id
 from whileai.simulations.generate.privileged import gold_answer, hidden_state_for, reference_for
 from whileai.simulations.generate.situation import Draft, Situation
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.state import draw_world
 
 __all__ = ["make_draft", "to_situation", "with_candidate"]

@@ -4,7 +4,7 @@ A task's identity is its cell plus its visit number; ``scenario_id`` hashes exac
 is the same in every process and run. Clause cells hash the clause text, never its position, so
 editing one clause changes only that clause's tasks.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> grid = build_grid(agent_spec(tools=[{"name": "get_order"}], system_prompt="Be kind."))
 >>> grid.cells[0].value("condition"), grid.cells[0].value("stance")
 ('success', 'ordinary')
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from whileai import _backend
 from whileai.errors import ConfigError
-from whileai.simulations.spec import AgentSpec, policy_clauses
+from whileai.simulations.agent.spec import AgentSpec, policy_clauses
 
 __all__ = [
     "AXES",

@@ -11,7 +11,7 @@ tools that change something. Every tool keeps the cells that ask for it directly
 tool is still reached. An undo is asked only of a change that can be put back (``change``,
 ``edit``, ``set``, ``move``, ...), never of a cancellation or a report.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[
 ...     {"name": "get_order", "parameters": {"type": "object",
 ...      "properties": {"order_id": {"type": "string"}}}},
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import action_of
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import lexicon, person_entity
 from whileai.simulations.world.toolkinds import (
     KINDS,

@@ -17,7 +17,7 @@ answers by rule, in the person's own style:
 The person speaks at most ``turns`` times (the first ask included); ``avg_turns // 2`` in a run.
 Each answer comes with why the person stopped when they did (``STOPS``).
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.generate.grid import Cell
 >>> from whileai.simulations.generate.situation import Situation
 >>> spec = agent_spec(tools=[{"name": "cancel_order", "parameters": {"type": "object",
@@ -37,10 +37,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.situation import Situation
 from whileai.simulations.generate.spoken import cues, spoken
 from whileai.simulations.generate.voice import typed
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import Role, describe, lexicon
 from whileai.simulations.world.values import Draw, draws
 

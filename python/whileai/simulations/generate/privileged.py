@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import hidden_kind
 from whileai.simulations.generate.grid import Cell
 from whileai.simulations.generate.kinds import tool_kind
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.arith import evaluate
 from whileai.simulations.world.values import is_id_param
 
@@ -101,7 +101,7 @@ def gold_answer(spec: AgentSpec, tools: Sequence[str], slots: Mapping[str, Any],
 
     A calculation's gold is its true result; a lookup of one record, the record's status.
 
-    >>> from whileai.simulations.spec import agent_spec
+    >>> from whileai.simulations.agent.spec import agent_spec
     >>> spec = agent_spec(tools=[{"name": "calculate", "parameters": {"type": "object",
     ...     "properties": {"expression": {"type": "string"}}}}])
     >>> gold_answer(spec, ["calculate"], {"expression": "315.52 * 8"}, {})

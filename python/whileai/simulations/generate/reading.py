@@ -6,7 +6,7 @@ amounts, dates, quantities with their unit, enum values, yes/no options, names, 
 airport codes, record lists and arithmetic are read by role. What the ask does not say is left
 out, and the first required identifier it lacks is returned so the agent can ask for it.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string", "description": "such as '#W0000000'"}},
 ...     "required": ["order_id"]}}])
@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import action_of
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import Lexicon, Role, describe, lexicon
 
 __all__ = ["read_call", "read_turns"]
@@ -265,7 +265,7 @@ def read_turns(spec: AgentSpec, tool: str, texts: Sequence[str],
     fixed choices counts as missing too, so the agent asks for it. ``cache`` keeps each message's
     reading for the next call of one conversation.
 
-    >>> from whileai.simulations.spec import agent_spec
+    >>> from whileai.simulations.agent.spec import agent_spec
     >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
     ...     "properties": {"order_id": {"type": "string", "description": "such as '#W0000000'"}},
     ...     "required": ["order_id"]}}])

@@ -5,7 +5,7 @@ Replies follow the tool's kind (``generate/kinds.py``): a read reports the recor
 write says what changed, a calculation gives the number, a hand-off says who takes over.
 Ids are quoted exactly as the person and the world spell them.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.world.values import draws
 >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string"}}}}])
@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import action_of, plural
 from whileai.simulations.generate.kinds import tool_kind
 from whileai.simulations.generate.spoken import spoken
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.roles import Role, describe, lexicon, person_entity
 from whileai.simulations.world.values import Draw
 

@@ -19,12 +19,12 @@ from typing import Any
 
 from whileai import _backend
 from whileai.errors import ConfigError
+from whileai.simulations.agent.spec import AgentSpec, agent_spec
 from whileai.simulations.generate import person, replies
 from whileai.simulations.generate.agents import ToolWorld
 from whileai.simulations.generate.kinds import confirms_writes, tool_kind
 from whileai.simulations.generate.reading import read_turns
 from whileai.simulations.generate.situation import Situation
-from whileai.simulations.spec import AgentSpec, agent_spec
 from whileai.simulations.world.arith import evaluate
 from whileai.simulations.world.roles import lexicon
 from whileai.simulations.world.rollout import current_rollout

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.grid import Cell
-from whileai.simulations.spec import AgentSpec
 
 __all__ = ["Draft", "Situation", "Writer"]
 

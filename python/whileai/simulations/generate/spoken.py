@@ -5,7 +5,7 @@ asked for with the same words, and asks never say a schema noun (``payment_metho
 ``address1``, "user"). A field's words come from its role: an id is named by its entity, an
 address part by what it is, an option by its name without underscores and id suffixes.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.world.roles import lexicon
 >>> spec = agent_spec(tools=[{"name": "cancel_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string"}, "payment_method_id": {"type": "string"},

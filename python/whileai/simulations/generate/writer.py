@@ -3,7 +3,7 @@
 Every choice comes from the splitmix64 stream of the draft (cell, visit, phrasing, candidate),
 so the same draft always reads the same, in any process.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.generate.grid import build_grid
 >>> from whileai.simulations.generate.drafts import make_draft
 >>> spec = agent_spec(tools=[{"name": "cancel_order", "parameters": {"type": "object",
@@ -20,12 +20,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from whileai import _backend
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate import filler, person, phrases
 from whileai.simulations.generate.actions import action_of
 from whileai.simulations.generate.asks import TaskWords, hidden_ask, words_for
 from whileai.simulations.generate.situation import Draft, Situation
 from whileai.simulations.generate.voice import spoken_as, typed
-from whileai.simulations.spec import AgentSpec
 from whileai.simulations.world.values import CITIES, Draw, draws
 
 __all__ = ["TemplateWriter", "render"]

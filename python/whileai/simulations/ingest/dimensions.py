@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import default_axes
 from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import as_trace_rows, mine_traces
-from whileai.simulations.spec import agent_spec
 
 __all__ = [
     "CLEAN_VALUES",

@@ -1,5 +1,5 @@
 """The leakage gate ``simulate(traces=...)`` applies when it starts from traces
-(``simulations.from_traces.simulate_from_traces`` is the traces-first call on top of it).
+(``simulations.simulation.simulate_from_traces`` is the traces-first call on top of it).
 
 Source traces shape the grid and never enter the generated rows: a generated row whose prompt is
 an exact copy of a source prompt, or sits at hash-embedding cosine >= 0.9 from one, is dropped
@@ -95,7 +95,7 @@ def gate_run(
     run streamed to ``output``, the rows stay in that append-only file and a warning says so.
     """
     kept, leakage = exclude_sources(trajectories, traces)
-    # copies the run already refused before playing them (run/source.py) count here too
+    # copies the run already refused before playing them (play/source.py) count here too
     rejected = {kind: int(search.get(f"trace_copies_{kind}", 0)) for kind in ("exact", "near")}
     search = {k: v for k, v in search.items()
               if k not in ("trace_copies_exact", "trace_copies_near")}

@@ -18,9 +18,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple
 
+from whileai.rows.depth import loads_limited
 from whileai.simulations.ingest.otlp import SpanEvent
 from whileai.simulations.ingest.steps import content_text, parse_json_value
-from whileai.simulations.jsondepth import loads_limited
 
 __all__ = [
     "INPUT_MESSAGES",

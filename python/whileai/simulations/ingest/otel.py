@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from whileai.rows.outbound import conversation
 from whileai.simulations.ingest.joins import merge_prefixes
 from whileai.simulations.ingest.logs import LOG_RECORD, attach_logs, with_record_spans
 from whileai.simulations.ingest.messages import (
@@ -45,7 +46,6 @@ from whileai.simulations.ingest.messages import (
 )
 from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
 from whileai.simulations.ingest.steps import parse_json_value
-from whileai.simulations.rows import conversation
 
 __all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "is_genai",
            "is_otel_source", "read_otel", "rows_from_otel"]

@@ -26,9 +26,9 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from whileai.errors import RowError
+from whileai.rows.depth import check_depth, loads_limited
+from whileai.rows.jsonl import read_jsonl
 from whileai.simulations.ingest.conventions import adapt_attributes
-from whileai.simulations.io import read_jsonl
-from whileai.simulations.jsondepth import check_depth, loads_limited
 
 __all__ = [
     "Span",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import default_axes
 from whileai.simulations.ingest.dimensions import aim_axes
 from whileai.simulations.ingest.harness import tools_from_traces
@@ -19,7 +20,6 @@ from whileai.simulations.ingest.mining import mine_traces, opening_share
 from whileai.simulations.ingest.otel import is_otel_source, read_otel
 from whileai.simulations.ingest.traces import normalize_traces
 from whileai.simulations.ingest.unbuilt import REASONS, explain
-from whileai.simulations.spec import agent_spec
 
 __all__ = ["format_trace_report", "trace_report"]
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from whileai.simulations.jsondepth import loads_limited
+from whileai.rows.depth import loads_limited
 
 __all__ = [
     "StepCounts",

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.jsonl import read_jsonl
 from whileai.simulations.ingest.steps import (
     StepCounts,
     canonical_steps,
     content_text,
     split_conversation,
 )
-from whileai.simulations.io import read_jsonl
 
 __all__ = [
     "TraceLoad",

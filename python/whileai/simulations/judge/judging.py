@@ -47,11 +47,11 @@ from numbers import Real
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.progress import Progress
+from whileai.rows.source import as_rows
 from whileai.secrets import mask_secrets
 from whileai.simulations.judge.scored import ScoredData
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.progress import Progress
-from whileai.simulations.rowsource import as_rows
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import AuthError, ConfigError, JudgeError, QuotaError
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.outbound import json_text
+from whileai.rows.source import as_rows
 from whileai.simulations.judge.judging import run_judge
-from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.models.client import ChatClient, RetryPolicy
 from whileai.simulations.models.reply import json_in
 from whileai.simulations.models.resolve import resolve_spec
-from whileai.simulations.rows import json_text
-from whileai.simulations.rowsource import as_rows
-from whileai.simulations.unconfigured import no_model_message
+from whileai.simulations.models.unconfigured import no_model_message
 
 __all__ = ["CONDUCT_FLOOR", "LLMJudge", "grade", "llm_grade_rows", "parse_verdict",
            "prompt_hash", "render_transcript", "resolve_judge"]

@@ -86,10 +86,9 @@ def write_rubrics(
         ``(rows, report)``; the report counts ``tasks``, ``written``, ``kept`` and ``failed``
         (tasks the model answered off-format; their rows are returned without a rubric).
     """
+    from whileai.rows.outbound import task_key
+    from whileai.rows.source import as_rows
     from whileai.simulations.models.resolve import resolve_spec
-    from whileai.simulations.rows import task_key
-    from whileai.simulations.rowsource import as_rows
-
     spec = resolve_spec("judge", model)
     if spec is None:
         raise ConfigError("write_rubrics needs a model: pass model=, whileai.configure(judge=...)"

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.source import as_rows
 from whileai.simulations.judge.judging import DEFAULT_TIMEOUT, judge_row
-from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.models.spec import ModelSpec
-from whileai.simulations.rowsource import as_rows
 
 __all__ = ["EXPLOIT_RATE", "FILLER", "PROBES", "judge_pairs", "judge_probes"]
 

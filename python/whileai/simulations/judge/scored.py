@@ -13,8 +13,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from whileai.rows.source import read_reward
 from whileai.simulations.measure.passat import PassAt, pass_at
-from whileai.simulations.rowsource import read_reward
 
 __all__ = ["ScoredData", "status_counts"]
 
@@ -163,9 +163,8 @@ class ScoredData:
         """Write the graded rows as JSONL, as they may leave the run (``rows.export_row``: no
         ``privileged`` block unless ``keep_privileged=True``, for a private file); return the
         path."""
-        from whileai.simulations.io import write_jsonl
-        from whileai.simulations.rows import export_row
-
+        from whileai.rows.jsonl import write_jsonl
+        from whileai.rows.outbound import export_row
         target = Path(path)
         write_jsonl(target, (export_row(r, keep_privileged=keep_privileged) for r in self.rows),
                     keep_privileged=keep_privileged)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import SpecError
-from whileai.simulations.rowsource import as_rows
+from whileai.rows.source import as_rows
 
 __all__ = ["Spec", "Trait", "load_spec", "stamp_spec"]
 

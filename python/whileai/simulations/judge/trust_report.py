@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from whileai import _backend
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.source import as_rows, read_reward, task_key
 from whileai.simulations.judge.judging import DEFAULT_TIMEOUT, judge_row
 from whileai.simulations.judge.probes import FILLER, judge_probes
 from whileai.simulations.judge.trust import MIN_GOLD, judge_agreement
-from whileai.simulations.kwcheck import valid_kwargs
-from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
 __all__ = ["format_judge_trust", "judge_trust"]
 

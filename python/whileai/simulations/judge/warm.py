@@ -3,7 +3,7 @@
 A hosted or freshly started judge can take minutes to load (a cold start). Graded straight away,
 those minutes land on the first rows as timeouts. ``warm_judge()`` asks the judge a one-token
 question, again and again until it answers or ``timeout`` passes, and reports how long it took.
-The public path is ``whileai.simulations.score.grade_llm.warm_judge`` (not re-exported on ``zps``).
+The public path is ``whileai.simulations.judge.warm.warm_judge`` (not re-exported on ``zps``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from whileai.errors import AuthError, BackendError, ConfigError, JudgeError, QuotaError
 from whileai.simulations.judge.llm_judge import LLMJudge, resolve_judge
 from whileai.simulations.models.client import RetryPolicy
-from whileai.simulations.unconfigured import no_model_message
+from whileai.simulations.models.unconfigured import no_model_message
 
 __all__ = ["warm_judge"]
 

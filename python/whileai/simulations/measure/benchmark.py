@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.source import as_rows
 from whileai.simulations.judge.judging import evaluate
-from whileai.simulations.kwcheck import valid_kwargs
 from whileai.simulations.measure.compare import task_values
 from whileai.simulations.measure.passat import pass_at
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES, mean, sample_std
-from whileai.simulations.rowsource import as_rows
 
 __all__ = ["benchmark_report", "format_benchmark", "run_benchmark"]
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.simulations.kwcheck import valid_kwargs
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.source import as_rows, task_key
 from whileai.simulations.measure.passat import group_outcomes
-from whileai.simulations.rowsource import as_rows, task_key
 
 __all__ = ["curriculum", "format_curriculum", "retire_solved"]
 

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.simulations.kwcheck import valid_kwargs
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.source import as_rows
 from whileai.simulations.measure.compare import compare_runs, marker_names, task_values
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES, mean, sample_std
-from whileai.simulations.rowsource import as_rows
 
 __all__ = ["delta_report", "eval_variance", "format_delta_report"]
 

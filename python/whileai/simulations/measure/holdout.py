@@ -18,8 +18,8 @@ import random
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.simulations.rowsource import as_rows, read_reward
-from whileai.simulations.select.hygiene import PASS_AT, group_rows
+from whileai.rows.source import as_rows, read_reward
+from whileai.simulations.selection.hygiene import PASS_AT, group_rows
 
 __all__ = ["flaw_signature", "split_pseudo_production"]
 

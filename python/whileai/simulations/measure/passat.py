@@ -24,9 +24,9 @@ from math import comb
 from typing import Any
 
 from whileai.errors import ConfigError
-from whileai.simulations.kwcheck import valid_kwargs
+from whileai.rows.keywords import valid_kwargs
+from whileai.rows.source import as_rows, read_reward, task_key
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES, bootstrap_ci, mean
-from whileai.simulations.rowsource import as_rows, read_reward, task_key
 
 __all__ = [
     "MIN_K",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from whileai.errors import ConfigError
-from whileai.simulations.kwcheck import valid_kwargs
+from whileai.rows.keywords import valid_kwargs
 from whileai.simulations.measure.stats import z_quantile
 
 __all__ = ["detectable_effect", "holdout_size"]

@@ -150,9 +150,8 @@ def report_html(source: Any, path: str | os.PathLike[str] | None = None, *,
         The HTML text (built from the rows through the exit filter, ``rows.outbound``: no
         ``privileged`` text or secret can reach it).
     """
-    from whileai.simulations.rows import outbound
-    from whileai.simulations.rowsource import as_rows
-
+    from whileai.rows.outbound import outbound
+    from whileai.rows.source import as_rows
     rows = [outbound(r) for r in as_rows(source)]  # a file: the exit filter, as every door
     parts = [f"<h1>{escape(title)}</h1><p class=\"muted\">{len(rows)} rows</p>",
              _pass_section(rows, seed), _status_section(rows)]

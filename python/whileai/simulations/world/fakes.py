@@ -1,6 +1,6 @@
 """Values for a parameter by its role: ids in their entity's format, amounts, dates, addresses.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.world.roles import lexicon
 >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string", "description": "such as '#W0000000'"}}}}])

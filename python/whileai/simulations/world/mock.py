@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.spec import AgentSpec, ToolSpec, agent_spec
+from whileai.simulations.agent.spec import AgentSpec, ToolSpec, agent_spec
 from whileai.simulations.world.arith import evaluate
 from whileai.simulations.world.rollout import RolloutContext, current_rollout
 from whileai.simulations.world.toolkinds import WRITES, hidden_kind, name_kind, tool_kind

@@ -11,7 +11,7 @@ Every entity has one id format for the whole spec (the first example any descrip
 else one derived from the entity's name), so the world's records, the writer's asks and the
 agent's reading agree on what an order id looks like.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string", "description": "such as '#W0000000'"}}}}])
 >>> role = lexicon(spec).role("get_order", "order_id")
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from whileai.simulations.spec import AgentSpec, Param, ToolSpec
+from whileai.simulations.agent.spec import AgentSpec, Param, ToolSpec
 
 __all__ = ["KINDS", "IdFormat", "Lexicon", "Role", "lexicon", "role_of"]
 

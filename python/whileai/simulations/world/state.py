@@ -3,7 +3,7 @@
 All of it is a pure function of the agent spec, the grid cell and a seed, so re-running a task
 rebuilds the same world.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> from whileai.simulations.generate.grid import build_grid
 >>> spec = agent_spec(tools=[{"name": "get_order", "parameters": {"type": "object",
 ...     "properties": {"order_id": {"type": "string"}}}}])
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from whileai.simulations.agent.spec import AgentSpec, ToolSpec
 from whileai.simulations.generate.grid import Cell
 from whileai.simulations.generate.kinds import WRITES, fitted, tool_kind
-from whileai.simulations.spec import AgentSpec, ToolSpec
 from whileai.simulations.world.fakes import AIRPORTS, PLACES, policy_today, role_value
 from whileai.simulations.world.mock import FAULT_KINDS
 from whileai.simulations.world.roles import Role, lexicon

@@ -16,7 +16,7 @@ A tool's kind is read by documented rules, first match wins:
 
 Which asks each kind can answer is ``generate/kinds.py``.
 
->>> from whileai.simulations.spec import agent_spec
+>>> from whileai.simulations.agent.spec import agent_spec
 >>> spec = agent_spec(tools=[{"name": "get_order"}, {"name": "cancel_order"}])
 >>> tool_kind(spec, "get_order"), tool_kind(spec, "cancel_order")
 ('read', 'irreversible')
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from whileai.simulations.spec import AgentSpec, ToolSpec
+from whileai.simulations.agent.spec import AgentSpec, ToolSpec
 
 __all__ = ["KINDS", "WRITES", "confirms_writes", "hidden_kind", "name_kind", "tool_kind"]
 
@@ -119,7 +119,7 @@ def tool_kind(spec: AgentSpec, tool: str) -> str:
 def confirms_writes(spec: AgentSpec, tool: str) -> bool:
     """Whether the policy (or the tool's description) asks for a yes before this write.
 
-    >>> from whileai.simulations.spec import agent_spec
+    >>> from whileai.simulations.agent.spec import agent_spec
     >>> spec = agent_spec(tools=[{"name": "cancel_order"}],
     ...     system_prompt="Before cancelling, obtain explicit user confirmation (yes).")
     >>> confirms_writes(spec, "cancel_order")

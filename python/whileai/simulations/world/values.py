@@ -1,6 +1,6 @@
 """Plausible fake values for tool parameters (ids, emails, amounts), from a seeded stream.
 
->>> from whileai.simulations.spec import Param
+>>> from whileai.simulations.agent.spec import Param
 >>> "@" in fake_value(Param(name="email"), draws(0, 1))
 True
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from whileai import _backend
-from whileai.simulations.spec import Param
+from whileai.simulations.agent.spec import Param
 
 __all__ = ["Draw", "draws", "entity_noun", "fake_value", "is_id_param"]
 
