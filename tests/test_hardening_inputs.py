@@ -15,7 +15,7 @@ import pytest
 import whileai.simulations as zps
 from whileai.cli import main
 from whileai.errors import ConfigError, InputError, RowError
-from whileai.rows.jsonl import remove_stale_temps
+from whileai.rows.jsonl_write import remove_stale_temps
 from whileai.simulations.selection.pairs import build_preference_pairs
 
 EVAL = [{"prompt": "where is my order 4412 and when will it arrive at my house"}]

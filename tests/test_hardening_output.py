@@ -15,7 +15,7 @@ from _tools import TOOLS
 from chat_server import Answer, completion, serve
 from whileai.cli import main
 from whileai.errors import ConfigError, QuotaError
-from whileai.rows.jsonl import JsonlAppender
+from whileai.rows.jsonl_write import JsonlAppender
 
 POLICY = "Help customers with their orders."
 QUIET = {"simulator": False, "progress": False}
@@ -134,7 +134,7 @@ def test_a_torn_last_line_is_cut_before_the_run_appends(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
-from whileai.rows.jsonl import JsonlAppender
+from whileai.rows.jsonl_write import JsonlAppender
 with JsonlAppender(sys.argv[1]) as out:
     for i in range(60):
         out.append({"prompt": sys.argv[2] + str(i), "pad": "x" * 200000})

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import whileai.simulations as zps
 from whileai.errors import RowError
-from whileai.rows.jsonl import JsonlAppender, LoadedRows, dumps_row
+from whileai.rows.jsonl import LoadedRows
+from whileai.rows.jsonl_write import JsonlAppender, dumps_row
 
 
 def _write(path: Path, text: str) -> Path:

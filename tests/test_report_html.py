@@ -11,7 +11,7 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.cli import main
-from whileai.rows.jsonl import write_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.simulations.report.svg import bars, histogram, line_chart
 
 

@@ -110,7 +110,7 @@ def run_scan(args: argparse.Namespace) -> int:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Prune rows and print the report; write them with --output."""
-    from whileai.rows.jsonl import write_jsonl
+    from whileai.rows.jsonl_write import write_jsonl
     from whileai.simulations.selection.optimize import optimize
     kwargs: dict[str, Any]
     if args.mode == "rl":

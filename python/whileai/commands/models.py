@@ -67,7 +67,7 @@ def run_check(args: argparse.Namespace) -> int:
 def run_grade(args: argparse.Namespace) -> int:
     """Grade ``path`` and write the graded rows to ``--output``; print the report."""
     from whileai.commands.manners import load_checked_rows
-    from whileai.rows.jsonl import write_jsonl
+    from whileai.rows.jsonl_write import write_jsonl
     from whileai.simulations.judge.llm_judge import grade
 
     rows = load_checked_rows(args.path)

@@ -9,7 +9,8 @@ from whileai.commands.manners import add_quiet
 from whileai.errors import ConfigError
 from whileai.rows.check import check_rows, format_row_check
 from whileai.rows.duplicates import drop_duplicates
-from whileai.rows.jsonl import read_jsonl, write_jsonl
+from whileai.rows.jsonl import read_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.outbound import export_row
 from whileai.rows.progress import track
 

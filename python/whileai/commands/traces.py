@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from whileai.commands.manners import read_text_file
-from whileai.rows.jsonl import write_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.simulations.agent.spec import load_spec
 from whileai.simulations.ingest.otel import REWARD_KEYS, read_otel
 from whileai.simulations.ingest.report import format_trace_report, trace_report

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from whileai._gc import paused_gc
 from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call, connect, json_of
-from whileai.platform.jsonl import check_block, parse_chunks, split_complete
 from whileai.platform.refs import dataset_path, resolve_dataset
+from whileai.rows.jsonl import check_block, parse_chunks, split_complete
 
 if TYPE_CHECKING:  # imported where used: whileai.simulations imports this package first
     from whileai.rows.progress import Progress
@@ -48,7 +48,7 @@ def _encode(rows: Sequence[dict[str, Any]], meter: Progress | None = None, *,
     connection (from 0 again on a retry).
     """
 
-    from whileai.rows.jsonl import dumps_row
+    from whileai.rows.jsonl_write import dumps_row
     from whileai.rows.outbound import outbound, outbound_check
 
     encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode

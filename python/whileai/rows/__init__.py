@@ -16,15 +16,8 @@ from __future__ import annotations
 from whileai.rows.check import check_rows, format_row_check
 from whileai.rows.depth import MAX_DEPTH, check_depth, loads_limited
 from whileai.rows.duplicates import drop_duplicates, rollout_key
-from whileai.rows.jsonl import (
-    JsonlAppender,
-    JsonlReader,
-    LoadedRows,
-    dumps_row,
-    load_rows,
-    read_jsonl,
-    write_jsonl,
-)
+from whileai.rows.jsonl import JsonlReader, LoadedRows, load_rows, read_jsonl
+from whileai.rows.jsonl_write import JsonlAppender, dumps_row, write_jsonl
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.outbound import export_row, outbound, scrub, task_key
 from whileai.rows.progress import Progress, track

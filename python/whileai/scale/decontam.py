@@ -29,7 +29,8 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
-from whileai.rows.jsonl import dumps_row, parse_row_text
+from whileai.rows.jsonl import parse_row_text
+from whileai.rows.jsonl_write import dumps_row
 from whileai.rows.progress import Progress
 from whileai.scale._ray import is_dataset, ordered, require_ray
 from whileai.scale.rows import batch_rows, raise_problem, unwritable

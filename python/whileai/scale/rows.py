@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
-from whileai.rows.jsonl import dumps_row, parse_row_text
+from whileai.rows.jsonl import parse_row_text
+from whileai.rows.jsonl_write import dumps_row
 
 __all__ = ["batch_rows", "raise_problem", "unwritable"]
 

@@ -34,7 +34,8 @@ from whileai.platform import (
     update_dataset,
 )
 from whileai.rows.check import check_rows, format_row_check
-from whileai.rows.jsonl import JsonlAppender, load_rows, read_jsonl, write_jsonl
+from whileai.rows.jsonl import load_rows, read_jsonl
+from whileai.rows.jsonl_write import JsonlAppender, write_jsonl
 from whileai.rows.outbound import (
     conversation,
     export_row,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
-from whileai.rows.jsonl import write_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.outbound import export_row
 from whileai.simulations.models import RetryPolicy
 

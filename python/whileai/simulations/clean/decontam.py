@@ -337,7 +337,7 @@ def decontaminate(
         if output is None:
             clean = list(source)
         else:
-            from whileai.rows.jsonl import write_jsonl
+            from whileai.rows.jsonl_write import write_jsonl
             write_jsonl(output, source)
     start = counter["rows"]
     report["rows"] = start

@@ -24,7 +24,8 @@ from os import PathLike
 from typing import Any
 
 from whileai import _backend
-from whileai.rows.jsonl import EncodedLine, JsonlReader, read_jsonl
+from whileai.rows.jsonl import JsonlReader, read_jsonl
+from whileai.rows.jsonl_write import EncodedLine
 from whileai.simulations.clean.decontam_index import EvalIndex
 from whileai.simulations.clean.decontam_stream import passthrough, read_ahead
 

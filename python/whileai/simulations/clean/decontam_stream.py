@@ -20,7 +20,8 @@ from itertools import islice
 from os import PathLike
 from typing import Any
 
-from whileai.rows.jsonl import EncodedLine, dumps_row, read_jsonl
+from whileai.rows.jsonl import read_jsonl
+from whileai.rows.jsonl_write import EncodedLine, dumps_row
 from whileai.simulations.clean.decontam_index import iter_source_rows
 
 __all__ = ["passthrough", "read_ahead", "row_batches"]

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from whileai import _backend
 from whileai.errors import ConfigError, SpecError
-from whileai.rows.jsonl import write_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.outbound import scrub, task_key
 from whileai.rows.source import as_rows, read_reward

@@ -21,7 +21,7 @@ from typing import Any, Literal, get_args
 
 from whileai.errors import ConfigError, RowError
 from whileai.rows.depth import deep_error
-from whileai.rows.jsonl import dumps_row, write_jsonl
+from whileai.rows.jsonl_write import dumps_row, write_jsonl
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.outbound import export_row
 from whileai.rows.progress import Progress

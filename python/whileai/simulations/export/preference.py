@@ -20,7 +20,7 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
-from whileai.rows.jsonl import write_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.outbound import export_row
 from whileai.simulations.export.training import _chat

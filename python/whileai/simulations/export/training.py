@@ -19,7 +19,7 @@ from os import PathLike
 from typing import Any, Literal, get_args
 
 from whileai.errors import ConfigError
-from whileai.rows.jsonl import write_jsonl
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.outbound import conversation, export_row
 from whileai.rows.progress import Progress

@@ -163,7 +163,7 @@ class ScoredData:
         """Write the graded rows as JSONL, as they may leave the run (``rows.export_row``: no
         ``privileged`` block unless ``keep_privileged=True``, for a private file); return the
         path."""
-        from whileai.rows.jsonl import write_jsonl
+        from whileai.rows.jsonl_write import write_jsonl
         from whileai.rows.outbound import export_row
         target = Path(path)
         write_jsonl(target, (export_row(r, keep_privileged=keep_privileged) for r in self.rows),

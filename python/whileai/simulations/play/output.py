@@ -30,7 +30,8 @@ from typing import Any
 
 from whileai.errors import ConfigError
 from whileai.rows.duplicates import rollout_key
-from whileai.rows.jsonl import JsonlAppender, dumps_row, read_jsonl
+from whileai.rows.jsonl import read_jsonl
+from whileai.rows.jsonl_write import JsonlAppender, dumps_row
 from whileai.rows.outbound import export_row
 from whileai.simulations.play.fingerprint import FIELD, describe, differences
 

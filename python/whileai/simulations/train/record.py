@@ -36,7 +36,8 @@ from typing import Any
 
 from whileai.config import home
 from whileai.errors import ConfigError
-from whileai.rows.jsonl import JsonlAppender, read_jsonl
+from whileai.rows.jsonl import read_jsonl
+from whileai.rows.jsonl_write import JsonlAppender
 
 __all__ = ["RUN_STATUSES", "RunFolder", "default_runs_dir", "new_run_id"]
 
