@@ -12,8 +12,8 @@ from whileai.simulations.clean.leakage import (
     leakage_report,
     near_duplicate_prompts,
 )
-from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.selection.gate import calibrate, publish_gate
+from whileai.simulations.selection.holdout import split_pseudo_production
 from whileai.simulations.selection.hygiene import (
     dedupe_groups,
     group_signal,

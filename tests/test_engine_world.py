@@ -7,8 +7,8 @@ from typing import Any
 import whileai.simulations as zps
 from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import build_grid
+from whileai.simulations.generate.world_state import draw_world
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
-from whileai.simulations.world.state import draw_world
 
 TOOLS = [
     {"name": "get_order", "parameters": {"type": "object", "properties": {

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from whileai.errors import ConfigError
-from whileai.simulations.measure.benchmark import benchmark_report, format_benchmark, run_benchmark
+from whileai.simulations.judge.benchmark import benchmark_report, format_benchmark, run_benchmark
 from whileai.simulations.measure.compare import compare_runs, marker_summary, metric_summary
 from whileai.simulations.measure.delta import delta_report, eval_variance, format_delta_report
 from whileai.simulations.measure.power import detectable_effect, holdout_size

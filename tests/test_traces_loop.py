@@ -83,7 +83,7 @@ def test_source_copies_and_near_copies_are_dropped_and_counted(tmp_path: Path) -
 
 
 def test_readme_loop_split_simulate_leakage() -> None:
-    split = _name("split_pseudo_production", "whileai.simulations.measure.holdout")
+    split = _name("split_pseudo_production", "whileai.simulations.selection.holdout")
     leakage_report = _name("leakage_report", "whileai.simulations.clean.leakage")
     drop_leaky_rows = _name("drop_leaky_rows", "whileai.simulations.clean.leakage")
     base = zps.simulate(_agent(), tools=TOOLS, system_prompt=POLICY,

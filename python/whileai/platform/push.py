@@ -73,8 +73,7 @@ def push_run(
     train = rows
     held: list[dict[str, Any]] = []
     if holdout is not None:
-        from whileai.simulations.measure.holdout import split_pseudo_production
-
+        from whileai.simulations.selection.holdout import split_pseudo_production
         held, train = split_pseudo_production(rows, holdout, seed=seed)
     entry = push_rows(train, name, parent=parent, purpose=purpose or "train", **common)
     try:

@@ -130,6 +130,7 @@ from whileai.simulations.ingest import (
     tools_from_traces,
     trace_report,
 )
+from whileai.simulations.judge.benchmark import benchmark_report, format_benchmark, run_benchmark
 from whileai.simulations.judge.judging import evaluate, judge_row, run_judge
 from whileai.simulations.judge.llm_judge import grade
 from whileai.simulations.judge.llm_rubrics import rubric_judge, write_rubrics
@@ -138,7 +139,6 @@ from whileai.simulations.judge.scored import ScoredData
 from whileai.simulations.judge.specs import Spec, load_spec, stamp_spec
 from whileai.simulations.judge.trust import attach_labels, judge_agreement, refusal_report
 from whileai.simulations.judge.trust_report import format_judge_trust, judge_trust
-from whileai.simulations.measure.benchmark import benchmark_report, format_benchmark, run_benchmark
 from whileai.simulations.measure.compare import (
     compare_runs,
     format_compare,
@@ -147,13 +147,13 @@ from whileai.simulations.measure.compare import (
 )
 from whileai.simulations.measure.curriculum import curriculum, format_curriculum, retire_solved
 from whileai.simulations.measure.delta import delta_report, eval_variance, format_delta_report
-from whileai.simulations.measure.holdout import split_pseudo_production
 from whileai.simulations.measure.passat import PassAt, pass_at
 from whileai.simulations.measure.power import detectable_effect, holdout_size
 from whileai.simulations.models.spec import local_model
 from whileai.simulations.play.sizing import format_recommendation, recommend
 from whileai.simulations.report.html import report_html
 from whileai.simulations.selection.gate import calibrate, publish_gate
+from whileai.simulations.selection.holdout import split_pseudo_production
 from whileai.simulations.selection.hygiene import (
     DEFAULT_BAND,
     HACK_THRESHOLD,

@@ -25,7 +25,7 @@ from whileai.server.services import Account, Store, datasets, trace_stats
 from whileai.server.services.traces import since_cutoff, trace_rows
 from whileai.server.store.blobs import PartWriter
 from whileai.server.store.trace_tables import trace_scores, traces
-from whileai.simulations.measure.holdout import split_pseudo_production
+from whileai.simulations.selection.holdout import split_pseudo_production
 
 __all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report", "task_cut"]
 

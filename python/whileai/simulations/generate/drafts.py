@@ -17,7 +17,7 @@ from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.grid import Cell, scenario_id
 from whileai.simulations.generate.privileged import gold_answer, hidden_state_for, reference_for
 from whileai.simulations.generate.situation import Draft, Situation
-from whileai.simulations.world.state import draw_world
+from whileai.simulations.generate.world_state import draw_world
 
 __all__ = ["make_draft", "to_situation", "with_candidate"]
 

@@ -1,1 +1,1 @@
-"""Measuring: pass@k with intervals, comparisons, deltas, power, benchmarks, holdouts."""
+"""Measuring: pass@k with intervals, comparisons, deltas and power."""
