@@ -12,6 +12,8 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.duplicates import rollout_key
+from whileai.rows.jsonl import read_jsonl
 from whileai.rows.schema import row_problems
 
 __all__ = ["check_rows", "format_row_check"]
@@ -49,10 +51,8 @@ def check_rows(rows: Any, *, examples: int = 5) -> dict[str, Any]:
     >>> report["invalid"], report["by_field"]
     (1, {'reward': 1})
     """
-    from whileai.rows.duplicates import rollout_key
     reader = None
     if isinstance(rows, (str, PathLike)):
-        from whileai.rows.jsonl import read_jsonl
         rows = reader = read_jsonl(rows, strict=False)
     if isinstance(rows, (bytes, Mapping)) or not isinstance(rows, Iterable):
         raise RowError(f"check_rows: expected rows (a list of dicts) or a JSONL path, got "

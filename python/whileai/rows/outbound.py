@@ -24,7 +24,7 @@ from typing import Any
 from whileai.errors import RowError
 from whileai.rows.depth import loads_limited
 from whileai.rows.schema import SCHEMA_VERSION
-from whileai.secrets import mask_value
+from whileai.secrets import key_needles, mask_value
 
 __all__ = [
     "DROPPED_KEYS",
@@ -145,7 +145,6 @@ def outbound_check() -> Callable[[str | bytes], bool]:
     >>> clean('{"prompt": "hi"}'), clean(b'{"privileged": {}}')
     (True, False)
     """
-    from whileai.secrets import key_needles
 
     words = ("privileged", '"vector', 'vector\\"', *key_needles())
     as_bytes = tuple(w.encode("utf-8", "surrogatepass") for w in words)

@@ -20,6 +20,7 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.jsonl import load_rows
 from whileai.rows.outbound import task_key as shared_task_key
 
 __all__ = ["as_rows", "read_reward", "task_key"]
@@ -48,7 +49,6 @@ def as_rows(source: Any, *, what: str = "rows") -> list[dict[str, Any]]:
     [{'prompt': 'a'}]
     """
     if isinstance(source, (str, PathLike)):
-        from whileai.rows.jsonl import load_rows
         return list(load_rows(source))
     for attr in ("trajectories", "rows"):
         inner = getattr(source, attr, None)

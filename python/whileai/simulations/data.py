@@ -20,13 +20,15 @@ from typing import Any
 from whileai.errors import ConfigError, JudgeError
 from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.outbound import export_row
+from whileai.simulations.generate.agents import is_model_spec
+from whileai.simulations.judge.scored import status_counts
+from whileai.simulations.measure.passat import pass_at
 from whileai.simulations.models import RetryPolicy
 
 __all__ = ["ExportRows", "SimulationData"]
 
 
 def _is_model_spec(value: object) -> bool:
-    from whileai.simulations.generate.agents import is_model_spec
 
     return is_model_spec(value)
 
@@ -133,7 +135,6 @@ class SimulationData:
     @property
     def pass_at(self) -> Any:
         """pass@1, pass^k and pass@k of the graded trajectories (``measure.passat.pass_at``)."""
-        from whileai.simulations.measure.passat import pass_at
 
         return pass_at(self.trajectories)
 
@@ -217,7 +218,6 @@ class SimulationData:
         for row, graded in zip(self.trajectories, scored.rows, strict=True):
             row.update(graded)
         self._rows = None
-        from whileai.simulations.judge.scored import status_counts
 
         return {"rows": len(self.trajectories), "judge_name": scored.judge_name,
                 "judge_status": status_counts(self.trajectories)}

@@ -34,6 +34,7 @@ from typing import Any
 from whileai import _backend
 from whileai._gc import paused_gc
 from whileai.errors import ConfigError
+from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.progress import Progress
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.decontam_lines import check_jsonl
@@ -337,7 +338,6 @@ def decontaminate(
         if output is None:
             clean = list(source)
         else:
-            from whileai.rows.jsonl_write import write_jsonl
             write_jsonl(output, source)
     start = counter["rows"]
     report["rows"] = start

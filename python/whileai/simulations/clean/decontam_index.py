@@ -19,6 +19,7 @@ from os import PathLike
 from typing import Any
 
 from whileai import _backend
+from whileai.rows.jsonl import read_jsonl
 
 __all__ = ["ANSWER_KEYS", "EvalIndex", "build_eval_index", "iter_source_rows"]
 
@@ -61,7 +62,6 @@ class EvalIndex:
 def iter_source_rows(source: Any, what: str) -> Iterator[dict[str, Any]]:
     """Yield row dicts from a JSONL path, a run object or an iterable (strings become prompts)."""
     if isinstance(source, (str, PathLike)):
-        from whileai.rows.jsonl import read_jsonl
         yield from read_jsonl(source)
         return
     for attr in ("trajectories", "rows"):

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.export.hf import to_hf_folder
+from whileai.simulations.train.runs import get_run
 
 __all__ = ["adapter_folder", "hf_publish", "hf_publish_run", "hf_status", "repo_id"]
 
@@ -107,7 +109,6 @@ def hf_publish(dataset_id: str, namespace: str | None = None, repo: str | None =
                      username=None if namespace or (repo and "/" in repo) else
                      api.whoami().get("name"))
     from whileai.platform.datasets import pull
-    from whileai.simulations.export.hf import to_hf_folder
 
     split = str(entry.get("purpose") or "train")
     rows = pull(entry["datasetId"], api_key=api_key, progress=progress)
@@ -156,7 +157,6 @@ def hf_publish_run(run_id: Any, namespace: str | None = None, repo: str | None =
     accepted for the spec's form (the run is read from its folder, else the configured
     platform).
     """
-    from whileai.simulations.train.runs import get_run
     _check_wait(timeout, poll)
     info = run_id if isinstance(run_id, Mapping) else get_run(run_id)
     folder = adapter_folder(info, adapter_dir)

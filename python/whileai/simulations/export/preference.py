@@ -20,6 +20,7 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.jsonl import load_rows
 from whileai.rows.jsonl_write import write_jsonl
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.outbound import export_row
@@ -63,7 +64,6 @@ def _pairs(source: Any) -> list[Any]:
     if isinstance(source, tuple) and len(source) == 2 and isinstance(source[1], dict):
         source = source[0]  # the (pairs, report) that build_preference_pairs returns
     if isinstance(source, Mapping) or not isinstance(source, (list, tuple)):
-        from whileai.rows.jsonl import load_rows
         return list(load_rows(source))
     return list(source)
 

@@ -17,6 +17,7 @@ import copy
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.source import as_rows
 from whileai.simulations.export.preference import preference_rows
 from whileai.simulations.export.training import training_rows
 from whileai.simulations.export.wire import check_choice, messages_to_trl
@@ -52,5 +53,4 @@ def to_trl(rows: Any, kind: str = "training") -> list[dict[str, Any]]:
     check_choice("to_trl", "kind", kind, KINDS)
     if kind == "preference":
         return preference_rows(rows, format="trl")[0]
-    from whileai.rows.source import as_rows
     return [item for index, row in enumerate(as_rows(rows)) for item in _training(row, index)]

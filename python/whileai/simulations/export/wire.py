@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from whileai.errors import ConfigError, SpecError
+from whileai.simulations.agent.spec import normalize_tools
 
 __all__ = [
     "FORMATS",
@@ -67,7 +68,6 @@ def tool_schemas(tools: object) -> list[dict[str, Any]]:
         elif isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
             out.append({"type": "function", "function": copy.deepcopy(dict(tool))})
         else:
-            from whileai.simulations.agent.spec import normalize_tools
             try:
                 out.append(normalize_tools([tool])[0].to_openai())
             except (SpecError, ValueError, TypeError, IndexError) as exc:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from whileai.simulations.clean.leakage import drop_leaky_rows, leakage_report
 from whileai.simulations.ingest.mining import as_trace_rows
 
 __all__ = ["LEAKAGE_THRESHOLD", "SourceCopyCheck", "exclude_sources", "gate_run"]
@@ -41,7 +42,6 @@ class SourceCopyCheck:
 
     def many(self, texts: Sequence[str]) -> list[str | None]:
         """One verdict per text."""
-        from whileai.simulations.clean.leakage import leakage_report
 
         verdicts: list[str | None] = [None] * len(texts)
         if not self.sources or not texts:
@@ -64,7 +64,6 @@ def exclude_sources(
     Returns ``(kept, report)`` with ``dropped``, ``n_exact``, ``n_near``, ``threshold`` and
     ``n_sources``. An empty ``sources`` keeps every row.
     """
-    from whileai.simulations.clean.leakage import drop_leaky_rows
 
     source_rows = as_trace_rows(sources)
     if not source_rows or not rows:

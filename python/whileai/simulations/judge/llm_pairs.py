@@ -18,6 +18,7 @@ from typing import Any
 
 from whileai.errors import JudgeError
 from whileai.simulations.models.client import ChatClient
+from whileai.simulations.models.resolve import resolve_spec
 
 __all__ = ["PAIR_SYSTEM", "PairJudge", "pair_judge", "winner_of"]
 
@@ -64,7 +65,6 @@ def pair_judge(model: Any = None, *, temperature: float = 0.0, policy: Any = Non
     Raises:
         JudgeError: no judge model is given or configured (the message says how to set one).
     """
-    from whileai.simulations.models.resolve import resolve_spec
 
     spec = resolve_spec("judge", model)
     if spec is None:

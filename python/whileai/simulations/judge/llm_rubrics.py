@@ -12,9 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from whileai.errors import ConfigError, JudgeError
+from whileai.rows.outbound import task_key
+from whileai.rows.source import as_rows
 from whileai.simulations.judge.llm_judge import prompt_hash, render_transcript
 from whileai.simulations.models.client import ChatClient
 from whileai.simulations.models.reply import json_in
+from whileai.simulations.models.resolve import resolve_spec
 
 __all__ = ["RubricJudge", "rubric_items", "rubric_judge", "slug", "write_rubrics"]
 
@@ -86,9 +89,6 @@ def write_rubrics(
         ``(rows, report)``; the report counts ``tasks``, ``written``, ``kept`` and ``failed``
         (tasks the model answered off-format; their rows are returned without a rubric).
     """
-    from whileai.rows.outbound import task_key
-    from whileai.rows.source import as_rows
-    from whileai.simulations.models.resolve import resolve_spec
     spec = resolve_spec("judge", model)
     if spec is None:
         raise ConfigError("write_rubrics needs a model: pass model=, whileai.configure(judge=...)"
@@ -201,7 +201,6 @@ def rubric_judge(model: Any = None, *, rubric: object = None, temperature: float
     Raises:
         ConfigError: no judge model is configured.
     """
-    from whileai.simulations.models.resolve import resolve_spec
 
     spec = resolve_spec("judge", model)
     if spec is None:

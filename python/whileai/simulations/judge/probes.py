@@ -22,6 +22,7 @@ from whileai.errors import ConfigError, JudgeError
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.source import as_rows
 from whileai.simulations.judge.judging import DEFAULT_TIMEOUT, judge_row
+from whileai.simulations.judge.llm_pairs import pair_judge
 from whileai.simulations.models.spec import ModelSpec
 
 __all__ = ["EXPLOIT_RATE", "FILLER", "PROBES", "judge_pairs", "judge_probes"]
@@ -199,7 +200,6 @@ def judge_pairs(
         JudgeError: no judge given and no judge model configured.
     """
     if judge is None or isinstance(judge, str | ModelSpec):
-        from whileai.simulations.judge.llm_pairs import pair_judge
 
         model = pair_judge(judge)
         try:

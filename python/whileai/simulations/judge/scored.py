@@ -13,7 +13,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from whileai.rows.jsonl_write import write_jsonl
+from whileai.rows.outbound import export_row
 from whileai.rows.source import read_reward
+from whileai.simulations.judge.trust import judge_agreement
 from whileai.simulations.measure.passat import PassAt, pass_at
 
 __all__ = ["ScoredData", "status_counts"]
@@ -154,7 +157,6 @@ class ScoredData:
             gold: another scored run whose rewards are the reference (default: ``gold_reward``).
             threshold: the reward at or above which a row counts as a pass.
         """
-        from whileai.simulations.judge.trust import judge_agreement
 
         report: dict[str, Any] = judge_agreement(self.rows, gold=gold, threshold=threshold)
         return report
@@ -163,8 +165,6 @@ class ScoredData:
         """Write the graded rows as JSONL, as they may leave the run (``rows.export_row``: no
         ``privileged`` block unless ``keep_privileged=True``, for a private file); return the
         path."""
-        from whileai.rows.jsonl_write import write_jsonl
-        from whileai.rows.outbound import export_row
         target = Path(path)
         write_jsonl(target, (export_row(r, keep_privileged=keep_privileged) for r in self.rows),
                     keep_privileged=keep_privileged)

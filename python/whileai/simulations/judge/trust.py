@@ -18,6 +18,7 @@ from os import PathLike
 from typing import Any
 
 from whileai.errors import RowError
+from whileai.rows.jsonl import load_rows
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.source import as_rows, read_reward, task_key
 from whileai.simulations.measure.stats import cohen_kappa, wilson_interval
@@ -139,7 +140,6 @@ def attach_labels(
     >>> rows[0]["gold_reward"], rows[0]["label_source"], rep["matched"]
     (1.0, 'ana', 1)
     """
-    from whileai.rows.jsonl import load_rows
     labels = list(load_rows(path)) if isinstance(path, (str, PathLike)) else as_rows(path)
     out = [dict(r) for r in as_rows(rows)]
     index = {row_id(row, i): i for i, row in enumerate(out)}

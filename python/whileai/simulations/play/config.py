@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, get_args
 
 from whileai.errors import ConfigError
+from whileai.simulations.models.embedders import HASH_VERSION, resolve_embedder
 
 __all__ = ["ADVANCED_DEFAULTS", "ALIASES", "MODES", "Advanced", "Mode", "RepeatPolicy",
            "RunConfig", "Until", "resolve_config"]
@@ -124,7 +125,6 @@ def _canonical(knobs: Mapping[str, Any]) -> dict[str, Any]:
 
 def _embed_dim(spec: object) -> int:
     """Selection needs exact integer counts, so only the hash embedder family is accepted."""
-    from whileai.simulations.models.embedders import HASH_VERSION, resolve_embedder
 
     embedder = resolve_embedder(spec)
     dim = getattr(embedder, "dim", None)

@@ -30,6 +30,7 @@ from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.agents import RolloutAgent, ToolWorld, checked_output
 from whileai.simulations.generate.grid import AXES, Grid
 from whileai.simulations.generate.situation import Situation, Writer
+from whileai.simulations.judge.judging import judge_row
 from whileai.simulations.models.embedders import HASH_VERSION
 from whileai.simulations.play.allocation import Allocator, Job
 from whileai.simulations.play.config import RunConfig
@@ -118,7 +119,6 @@ def _play(inputs: RunInputs, job: Job) -> tuple[dict[str, Any] | None, str | Non
     except Exception as exc:  # odd content in the agent's steps: dropped and counted
         return None, f"row could not be built from the agent output: {type(exc).__name__}: {exc}"
     if inputs.grader is not None:
-        from whileai.simulations.judge.judging import judge_row
 
         row = judge_row(row, inputs.grader, source="simulate")
     if inputs.finish is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from whileai import _backend
 from whileai._version import __version__
+from whileai.simulations.generate.grid import default_axes
 
 __all__ = [
     "FIELD", "LABELS", "describe", "differences", "fingerprint_of", "run_fingerprint",
@@ -76,7 +77,6 @@ def _release(version: str) -> str:
 def _chosen_axes(spec: Any, grid: Any) -> list[list[Any]]:
     """The grid axes chosen for this run (``dimensions=``, the traces' aim): those that differ
     from the ones the tools and system prompt give, which their own parts already cover."""
-    from whileai.simulations.generate.grid import default_axes
 
     derived = {axis: list(values) for axis, values in default_axes(spec).items()}
     return [[axis, list(values)] for axis, values in grid.axes

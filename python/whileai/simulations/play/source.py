@@ -29,7 +29,7 @@ from typing import Any
 from whileai import _backend
 from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.diversity import pick_per_group
-from whileai.simulations.generate.drafts import make_draft, with_candidate
+from whileai.simulations.generate.drafts import make_draft, to_situation, with_candidate
 from whileai.simulations.generate.grid import Cell, Grid
 from whileai.simulations.generate.situation import Draft, Situation, Writer
 from whileai.simulations.play.config import RunConfig
@@ -225,7 +225,6 @@ class SituationSource:
         return _backend.hash64(text) not in self.seen
 
     def _emit(self, draft: Draft, text: str, reason: str) -> int:
-        from whileai.simulations.generate.drafts import to_situation
 
         self.seen.add(_backend.hash64(text))
         self.queue.append(Drawn(situation=to_situation(draft, text), arm="explore", reason=reason))

@@ -21,6 +21,12 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from whileai.rows.outbound import outbound
+from whileai.rows.source import as_rows
+from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.simulations.judge.scored import status_counts
+from whileai.simulations.measure.compare import marker_summary
+from whileai.simulations.measure.passat import pass_at
 from whileai.simulations.report.svg import bars, histogram
 
 __all__ = ["STYLE", "Html", "page", "report_html", "table"]
@@ -72,7 +78,6 @@ def page(title: str, body: str, *, nav: str = "") -> str:
 
 
 def _pass_section(rows: list[dict[str, Any]], seed: int) -> str:
-    from whileai.simulations.measure.passat import pass_at
 
     result = pass_at(rows, seed=seed)
     k = result.k if result.k is not None and result.pass_at_k is not None else "k"  # n/a: "k"
@@ -93,7 +98,6 @@ def _pass_section(rows: list[dict[str, Any]], seed: int) -> str:
 
 
 def _status_section(rows: list[dict[str, Any]]) -> str:
-    from whileai.simulations.judge.scored import status_counts
 
     counts = status_counts(rows)
     return "<h2>Judge status</h2>" + table(["status", "rows"],
@@ -101,7 +105,6 @@ def _status_section(rows: list[dict[str, Any]]) -> str:
 
 
 def _scan_section(rows: list[dict[str, Any]], endorsed: list[str] | None, seed: int) -> str:
-    from whileai.simulations.clean.hack_scan import hack_scan
 
     report = hack_scan(rows, endorsed, seed=seed, progress=False)
     feats = report["features"][:12]
@@ -118,7 +121,6 @@ def _scan_section(rows: list[dict[str, Any]], endorsed: list[str] | None, seed: 
 
 
 def _marker_section(rows: list[dict[str, Any]], seed: int) -> str:
-    from whileai.simulations.measure.compare import marker_summary
 
     summary = marker_summary(rows, seed=seed)
     if not summary:
@@ -150,8 +152,6 @@ def report_html(source: Any, path: str | os.PathLike[str] | None = None, *,
         The HTML text (built from the rows through the exit filter, ``rows.outbound``: no
         ``privileged`` text or secret can reach it).
     """
-    from whileai.rows.outbound import outbound
-    from whileai.rows.source import as_rows
     rows = [outbound(r) for r in as_rows(source)]  # a file: the exit filter, as every door
     parts = [f"<h1>{escape(title)}</h1><p class=\"muted\">{len(rows)} rows</p>",
              _pass_section(rows, seed), _status_section(rows)]

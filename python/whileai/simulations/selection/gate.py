@@ -22,6 +22,8 @@ from typing import Any
 from whileai.errors import ConfigError, PublishGateError
 from whileai.rows.schema import calibration_of
 from whileai.rows.source import as_rows, read_reward, task_key
+from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.simulations.clean.leakage import near_duplicate_prompts
 from whileai.simulations.measure.stats import wilson_interval
 from whileai.simulations.selection.hygiene import (
     DEFAULT_BAND,
@@ -162,7 +164,6 @@ def publish_gate(
                 out_of_band += 1
         if out_of_band:
             warnings.append(f"{out_of_band} asks lie outside the pass-rate band [{lo}, {hi}]")
-        from whileai.simulations.clean.hack_scan import hack_scan
 
         scan = hack_scan(stamped, endorsed=endorsed, progress=progress)
         report["hack_scan"] = {k: scan[k] for k in ("regime", "top_feature", "tau", "warnings")}
@@ -173,7 +174,6 @@ def publish_gate(
                     "the judge or pass strict_hacks=False"
                 )
             warnings.extend(scan["warnings"])
-    from whileai.simulations.clean.leakage import near_duplicate_prompts
 
     dupes = near_duplicate_prompts(stamped, threshold=near_duplicates)
     if dupes["n_pairs"]:

@@ -23,6 +23,7 @@ from typing import Any, Literal, get_args, overload
 from whileai.errors import ConfigError
 from whileai.rows.keywords import valid_kwargs
 from whileai.rows.source import as_rows, read_reward
+from whileai.simulations.clean.hack_scan import hack_scan
 from whileai.simulations.selection.gate import calibrate
 from whileai.simulations.selection.hygiene import (
     DEFAULT_BAND,
@@ -162,7 +163,6 @@ def select_for_rl(
     warnings.extend(correlations["warnings"])
     scan = None
     if endorsed is not None:
-        from whileai.simulations.clean.hack_scan import hack_scan
 
         scan = hack_scan(kept, endorsed=endorsed, progress=False)
         warnings.extend(scan["warnings"] if scan["regime"] != "train" else scan["warnings"][:1])

@@ -21,6 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from whileai.rows.source import as_rows
+from whileai.simulations.clean.style import style_markers
+from whileai.simulations.export.checklist import conduct_grade
+from whileai.simulations.judge.judging import run_judge
 
 __all__ = ["QUALITY_CHECKS", "rank"]
 
@@ -29,8 +32,6 @@ QUALITY_CHECKS = ("honest_claims", "argument_grounding", "reported_failure", "no
 
 
 def _checks(row: dict[str, Any]) -> dict[str, float]:
-    from whileai.simulations.clean.style import style_markers
-    from whileai.simulations.export.checklist import conduct_grade
 
     conduct = conduct_grade(row)["markers"]
     style = style_markers([row])[0]["markers"]
@@ -58,7 +59,6 @@ def rank(
     rows = as_rows(source)
     out: list[dict[str, Any]] = []
     if judge is not None:
-        from whileai.simulations.judge.judging import run_judge
 
         judged = run_judge(rows, judge, progress=False).rows
         for row, graded in zip(rows, judged, strict=True):

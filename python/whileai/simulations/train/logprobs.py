@@ -18,6 +18,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from whileai.rows.outbound import task_key
+from whileai.rows.source import as_rows
+
 __all__ = ["format_logprob_report", "logprob_report", "mean_kl", "staleness_report"]
 
 CONFIDENCE_WARN = 0.3
@@ -25,12 +28,10 @@ MIN_ROWS_FOR_CORRELATION = 10
 
 
 def _rows(rows: Any) -> list[dict[str, Any]]:
-    from whileai.rows.source import as_rows
     return as_rows(rows)
 
 
 def _key(row: dict[str, Any]) -> str:
-    from whileai.rows.outbound import task_key
     try:
         return task_key(row)
     except Exception:  # a row with no prompt or id still counts, under one bucket

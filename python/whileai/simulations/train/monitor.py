@@ -36,6 +36,7 @@ from whileai.rows.source import read_reward
 from whileai.simulations.clean.hack_scan import hack_scan
 from whileai.simulations.judge.judging import judge_row
 from whileai.simulations.train.run import TrainingRun, as_run
+from whileai.simulations.train.sampling import model_sampler
 
 __all__ = ["ALARMS", "HackMonitor", "RewardFn"]
 
@@ -326,7 +327,6 @@ class HackMonitor:
         if self.holdout and self.sampler is None and self._model_sampler is None:
             model, tokenizer = kwargs.get("model"), kwargs.get("processing_class")
             if model is not None and tokenizer is not None:
-                from whileai.simulations.train.sampling import model_sampler
                 self._model_sampler = model_sampler(model, tokenizer)
         if self.should_stop:
             control.should_training_stop = True

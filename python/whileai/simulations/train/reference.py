@@ -15,6 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.rows.outbound import conversation
+from whileai.rows.source import as_rows
+from whileai.simulations.models.client import ChatClient
+from whileai.simulations.models.resolve import resolve_spec
 
 __all__ = ["reference_logprobs", "turn_token_counts"]
 
@@ -79,10 +83,6 @@ def reference_logprobs(
         ``{"model", "scored", "skipped", "reasons"}``; rows without per-turn ``n_tokens`` or
         whose turns do not line up are skipped and counted by reason.
     """
-    from whileai.rows.outbound import conversation
-    from whileai.rows.source import as_rows
-    from whileai.simulations.models.client import ChatClient
-    from whileai.simulations.models.resolve import resolve_spec
     model = resolve_spec("agent", spec) if spec is not None else None
     if model is None:
         raise ConfigError("reference_logprobs needs the reference model's spec, for example "

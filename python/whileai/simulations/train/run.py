@@ -23,9 +23,12 @@ from types import TracebackType
 from typing import Any, Literal
 
 from whileai.errors import ConfigError
+from whileai.simulations.measure.delta import delta_report
+from whileai.simulations.measure.passat import pass_at
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES
 from whileai.simulations.train.record import RUN_STATUSES, RunFolder, default_runs_dir
 from whileai.simulations.train.sender import RunSender, RunsTransport
+from whileai.simulations.train.transport import configured_runs_transport
 
 __all__ = ["HOLDOUT_TOLERANCE", "TrainingRun", "holdout_verdict", "training_run"]
 
@@ -53,7 +56,6 @@ def _rate(value: Any, side: str) -> float:
         raise ConfigError(f"holdout {side}= must be a number or graded rows, not a bool")
     if isinstance(value, (int, float)):
         return float(value)
-    from whileai.simulations.measure.passat import pass_at
 
     rate = pass_at(value).pass_at_1
     if rate is None:
@@ -133,7 +135,6 @@ class TrainingRun:
               proxy: str | None = None, n_resamples: int = DEFAULT_RESAMPLES,
               seed: int = 0) -> dict[str, Any]:
         """``delta_report`` kept on the run (and its pass rates as the holdout verdict)."""
-        from whileai.simulations.measure.delta import delta_report
 
         report = delta_report(before, after, target=target, must_not_regress=must_not_regress,
                               by=by, run_std=run_std, proxy=proxy, n_resamples=n_resamples,
@@ -229,7 +230,6 @@ def training_run(
 
 def _configured_transport(*, required: bool) -> RunsTransport | None:
     """The platform's runs API when a key is configured, else None (or an error if required)."""
-    from whileai.simulations.train.transport import configured_runs_transport
     return configured_runs_transport(required=required)
 
 

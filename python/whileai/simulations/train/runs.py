@@ -18,9 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from whileai.errors import ConfigError
+from whileai.simulations.judge.llm_judge import resolve_judge
+from whileai.simulations.measure.delta import delta_report
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES
+from whileai.simulations.models.spec import local_model
 from whileai.simulations.train.record import RunFolder, default_runs_dir
-from whileai.simulations.train.run import TrainingRun, holdout_verdict, runs_in
+from whileai.simulations.train.run import TrainingRun, _rate, holdout_verdict, runs_in
+from whileai.simulations.train.sender import upload_folder
+from whileai.simulations.train.transport import configured_runs_transport
 
 __all__ = ["attach_delta", "attach_holdout", "format_hack_monitor", "format_run", "get_run",
            "list_runs", "reward_model"]
@@ -39,7 +44,6 @@ def _folder(run: Any, directory: Dir) -> RunFolder | None:
 
 
 def _client() -> Any:
-    from whileai.simulations.train.transport import configured_runs_transport
     return configured_runs_transport(required=False)
 
 
@@ -81,7 +85,6 @@ def _amend(run: Any, dir: Dir, kind: str, **fields: Any) -> RunFolder | None:
 def _upload(folder: RunFolder) -> None:
     transport = _client()
     if transport is not None:
-        from whileai.simulations.train.sender import upload_folder
         upload_folder(folder, transport)
 
 
@@ -90,7 +93,6 @@ def attach_holdout(run: Any, before: Any, after: Any, *, metric: str = "pass_rat
     """Say how a finished run did on its holdout; returns Better / Worse / About the same."""
     if isinstance(run, TrainingRun):
         return run.holdout(before, after, metric=metric)
-    from whileai.simulations.train.run import _rate
     b, a = _rate(before, "before"), _rate(after, "after")
     verdict = holdout_verdict(b, a, metric=metric)
     folder = _amend(run, dir, "holdout", before=b, after=a, metric=metric, verdict=verdict)
@@ -111,7 +113,6 @@ def attach_delta(run: Any, before: Any, after: Any, *, target: str = "pass_at_1"
     if isinstance(run, TrainingRun):
         return run.delta(before, after, target=target, must_not_regress=must_not_regress, by=by,
                          run_std=run_std, proxy=proxy, n_resamples=n_resamples, seed=seed)
-    from whileai.simulations.measure.delta import delta_report
 
     report = delta_report(before, after, target=target, must_not_regress=must_not_regress, by=by,
                           run_std=run_std, proxy=proxy, n_resamples=n_resamples, seed=seed)
@@ -141,8 +142,6 @@ def reward_model(run: Any, *, threshold: float = 0.5, rubric: str | None = None,
     if not isinstance(served, Mapping) or not served.get("url"):
         raise ConfigError(f"run {info.get('id')!r} records no served model: finish it with "
                           "summary={'served': {'url': ..., 'model': ...}}")
-    from whileai.simulations.judge.llm_judge import resolve_judge
-    from whileai.simulations.models.spec import local_model
 
     judge = resolve_judge(local_model(str(served["url"]), model=served.get("model")),
                           rubric=rubric)
