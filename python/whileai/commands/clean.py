@@ -62,6 +62,7 @@ def register(sub: Any) -> None:
 
 def _unique_rows(path: str) -> list[dict[str, Any]]:
     """The file's rows with each rollout once; a warning says how many copies were dropped."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.commands.manners import load_checked_rows
     from whileai.rows.duplicates import drop_duplicates, duplicate_message
 
@@ -77,6 +78,7 @@ def _dump(report: Mapping[str, Any]) -> None:
 
 def run_decontaminate(args: argparse.Namespace) -> int:
     """Decontaminate a train file against one or more eval files; exit 0."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 
     fields = tuple(f.strip() for f in args.fields.split(",") if f.strip())
@@ -95,6 +97,7 @@ def run_decontaminate(args: argparse.Namespace) -> int:
 
 def run_scan(args: argparse.Namespace) -> int:
     """Print the hack scan; exit 1 when it says reward_hack."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations.clean.hack_report import format_hack_scan
     from whileai.simulations.clean.hack_scan import hack_scan
 
@@ -110,6 +113,7 @@ def run_scan(args: argparse.Namespace) -> int:
 
 def run_optimize(args: argparse.Namespace) -> int:
     """Prune rows and print the report; write them with --output."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.rows.jsonl_write import write_jsonl
     from whileai.simulations.selection.optimize import optimize
     kwargs: dict[str, Any]

@@ -38,6 +38,7 @@ def run_demo(args: argparse.Namespace) -> int:
     """Run the offline quick start: the seeded agent through the mock world, 60 rows."""
     from collections import Counter
 
+    # imported when the command runs: `whileai --help` loads no area
     import whileai.simulations as zps
 
     tools = [{

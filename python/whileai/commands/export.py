@@ -50,6 +50,7 @@ def register(sub: Any) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Export the rows file as asked; print the report; exit 0."""
+    # imported when the command runs: `whileai --help` loads no area
     import whileai.simulations as zps
     from whileai.simulations.selection.pairs import build_preference_pairs
     tools = None

@@ -78,6 +78,7 @@ def _load_judge(spec: str) -> Any:
 
 def run_grade(args: argparse.Namespace) -> int:
     """Grade a JSONL file; write the graded rows; print the summary and pass@k."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations import verify
     from whileai.simulations.judge.judging import run_judge
 
@@ -115,6 +116,7 @@ def run_grade(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     """Print pass@k with intervals and the judge status counts of a graded JSONL file."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations.judge.scored import status_counts
     from whileai.simulations.measure.passat import pass_at
 
@@ -124,6 +126,7 @@ def run_report(args: argparse.Namespace) -> int:
     result = pass_at(rows, seed=args.seed)
     statuses = status_counts(rows)
     if args.html:
+        # imported when the command runs: `whileai --help` loads no area
         from whileai.simulations.report.html import report_html
 
         report_html(rows, args.html, title=f"whileai report: {args.rows}", seed=args.seed)

@@ -163,6 +163,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def read_text_file(path: str, what: str) -> str:
     """The UTF-8 text of ``path``; a missing, binary or non-UTF-8 file raises ``SpecError``."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.errors import SpecError
 
     try:
@@ -183,6 +184,7 @@ def read_text_file(path: str, what: str) -> str:
 
 def read_json_file(path: str, what: str) -> Any:
     """The JSON value in ``path``; every way it can be wrong raises ``SpecError`` naming it."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.errors import RowError, SpecError
     from whileai.rows.depth import loads_limited
     text = read_text_file(path, what)
@@ -201,6 +203,7 @@ def load_checked_rows(path: str) -> list[dict[str, Any]]:
     problem raises ``RowError`` naming the file, the row and the field, so a stage never meets
     a value of the wrong type half-way through.
     """
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.errors import RowError
     from whileai.rows.jsonl import load_rows
     from whileai.rows.schema import row_problems

@@ -49,6 +49,7 @@ def register(sub: Any) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     """Resolve the spec, send "Say OK.", print the model, reply and usage."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.errors import ConfigError
     from whileai.simulations.models import ChatClient, resolve_spec
 
@@ -66,6 +67,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_grade(args: argparse.Namespace) -> int:
     """Grade ``path`` and write the graded rows to ``--output``; print the report."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.commands.manners import load_checked_rows
     from whileai.rows.jsonl_write import write_jsonl
     from whileai.simulations.judge.llm_judge import grade
@@ -81,6 +83,7 @@ def run_grade(args: argparse.Namespace) -> int:
 
 def run_logprobs(args: argparse.Namespace) -> int:
     """Print the logprob report, the sampled KL and the staleness report."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.commands.manners import load_checked_rows
     from whileai.simulations.train.logprobs import (
         format_logprob_report,

@@ -167,6 +167,7 @@ def run_login(args: argparse.Namespace) -> int:
     """Check the key with ``GET /v1/account`` and save it only when the server accepts it."""
     import getpass
 
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.config import setting
     from whileai.platform.account import account
     from whileai.platform.credentials import find_url, save_login
@@ -206,6 +207,7 @@ def _read_key(*, stdin_only: bool, prompt: Callable[[str], str]) -> str:
 
 def run_status(_args: argparse.Namespace) -> int:
     """Print the server, the account and where the key came from; exit 1 when logged out."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.config import setting
     from whileai.platform.account import account
     from whileai.platform.credentials import find_url, read_login
@@ -221,6 +223,7 @@ def run_status(_args: argparse.Namespace) -> int:
 
 def run_logout(_args: argparse.Namespace) -> int:
     """Delete the saved key."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.credentials import credentials_path, delete_login
 
     print("logged out" if delete_login() else f"no saved login at {credentials_path()}")
@@ -229,6 +232,7 @@ def run_logout(_args: argparse.Namespace) -> int:
 
 def run_keys(_args: argparse.Namespace) -> int:
     """List the account's keys."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.account import list_keys
 
     print(format_keys(list_keys()))
@@ -239,6 +243,7 @@ def run_create_key(args: argparse.Namespace) -> int:
     """Mint a key for the account: the key on stdout (once), its id on stderr."""
     import sys
 
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.account import create_key
 
     made = create_key(args.name)
@@ -250,6 +255,7 @@ def run_create_key(args: argparse.Namespace) -> int:
 
 def run_revoke(args: argparse.Namespace) -> int:
     """Revoke one key of the account."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.account import revoke_key
 
     entry = revoke_key(args.key_id)
@@ -259,6 +265,7 @@ def run_revoke(args: argparse.Namespace) -> int:
 
 def run_datasets(_args: argparse.Namespace) -> int:
     """List the account's datasets."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.datasets import datasets
 
     print(format_datasets(datasets()))
@@ -282,6 +289,7 @@ def format_push(entry: dict[str, Any]) -> str:
 
 def run_push(args: argparse.Namespace) -> int:
     """Upload a JSONL file as a dataset."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.datasets import push_file
 
     entry = push_file(args.path, args.name, parent=args.parent, gate=args.gate, mode=args.mode,
@@ -292,6 +300,7 @@ def run_push(args: argparse.Namespace) -> int:
 
 def run_pull(args: argparse.Namespace) -> int:
     """Write a dataset to a JSONL file."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.datasets import pull
 
     default = args.dataset_id.replace("/", "_").replace("\\", "_") + ".jsonl"
@@ -302,6 +311,7 @@ def run_pull(args: argparse.Namespace) -> int:
 
 def run_purge(args: argparse.Namespace) -> int:
     """Remove an agent with everything under it, or the account's empty datasets."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.agents import purge_agent
     from whileai.platform.datasets import delete_empty_datasets
 
@@ -318,6 +328,7 @@ def run_purge(args: argparse.Namespace) -> int:
 
 def run_signup(args: argparse.Namespace) -> int:
     """Create an account, save its key, print where."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.account import signup
     from whileai.platform.credentials import find_url, save_login
 

@@ -36,6 +36,7 @@ def register(sub: Any) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print the local runs."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations.train.runs import list_runs
     runs = list_runs(dir=args.dir)
     if args.json:
@@ -51,6 +52,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print one run."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations.train.runs import format_run, get_run
 
     run = get_run(args.run, dir=args.dir)
@@ -60,6 +62,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     """Upload a run folder (what is not sent yet) to the configured platform."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.simulations.train.record import RunFolder
     from whileai.simulations.train.sender import upload_folder
     from whileai.simulations.train.transport import configured_runs_transport

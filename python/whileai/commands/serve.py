@@ -66,6 +66,7 @@ def register(sub: Any) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server, or mint a key and exit."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.server import require_extra
 
     try:
@@ -73,6 +74,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"whileai serve: {exc}", file=sys.stderr)
         return 2
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.server.config import LIMITS, ServerConfig, default_directory
 
     limits = {name: getattr(args, name) for name in LIMITS if getattr(args, name) is not None}
@@ -86,6 +88,7 @@ def run_serve(args: argparse.Namespace) -> int:
         database=os.environ.get("WHILEAI_DATABASE_URL", ""),
         open_signup=args.open_signup, secure_cookies=args.secure_cookies, **limits,
     )
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.server import serve
 
     if args.create_key:  # a refused folder, an unconfirmed account: ConfigError, exit 2

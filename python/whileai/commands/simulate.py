@@ -59,6 +59,7 @@ def register(sub: Any) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     """Run ``simulate`` with the parsed arguments and print a one-line summary."""
+    # imported when the command runs: `whileai --help` loads no area
     import whileai.simulations as zps
 
     budget = DEFAULT_BUDGET if args.budget is None else args.budget
@@ -90,6 +91,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.agent in (None, "seeded"):
         spec_tools = tools
         if args.spec:
+            # imported when the command runs: `whileai --help` loads no area
             from whileai.simulations.agent.spec import load_spec
             spec_tools = load_spec(args.spec).get("tools")
         agent: Any = zps.seeded_agent(spec_tools, seed=args.seed)

@@ -105,6 +105,7 @@ def run_from_otel(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     """Print a page of the platform's traces."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.traces import list_traces
 
     page = list_traces(args.agent, limit=args.limit)
@@ -125,6 +126,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_cuts(args: argparse.Namespace) -> int:
     """Print the cuts sentence (or the report as JSON)."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.traces import cuts, format_cuts
 
     report = cuts(args.agent, args.since)

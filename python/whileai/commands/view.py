@@ -34,6 +34,7 @@ def register(sub: Any) -> None:
 
 def run_view(args: argparse.Namespace) -> int:
     """Index the rows and serve the viewer until Ctrl-C."""
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.server import require_extra
 
     try:
@@ -44,6 +45,7 @@ def run_view(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         print(f"whileai view: --port must be 0 to 65535; got {args.port}", file=sys.stderr)
         return 2
+    # imported when the command runs: `whileai --help` loads no area
     from whileai.server.pages.local import serve, viewer_app
 
     app = viewer_app(args.path, compare=args.compare, show_privileged=args.show_privileged,

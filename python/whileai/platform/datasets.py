@@ -148,6 +148,7 @@ def push_rows(
     rows = list(rows)
     report = None
     if gate:
+        # local: whileai.simulations imports this package first (a debt in test_house_layers)
         from whileai.simulations.selection.gate import publish_gate
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,

@@ -63,6 +63,7 @@ def push_run(
         raise ConfigError("publish=True needs agent= (the card's group), or pass publish='name'")
     report = None
     if gate:
+        # local: whileai.simulations imports this package first (a debt in test_house_layers)
         from whileai.simulations.selection.gate import publish_gate
         report = publish_gate(rows, mode=mode if mode in ("rl", "sft") else "auto",
                               endorsed=list(endorsed) or None, strict_hacks=strict_hacks,
@@ -73,6 +74,7 @@ def push_run(
     train = rows
     held: list[dict[str, Any]] = []
     if holdout is not None:
+        # local: whileai.simulations imports this package first (a debt in test_house_layers)
         from whileai.simulations.selection.holdout import split_pseudo_production
         held, train = split_pseudo_production(rows, holdout, seed=seed)
     entry = push_rows(train, name, parent=parent, purpose=purpose or "train", **common)
