@@ -382,10 +382,8 @@ def simulate(
 
 def simulate_from_traces(traces: Any, agent: Any = None, tools: list[dict[str, Any]] | None = None,
                          policy: str = "", mode: Mode = "rl", **kwargs: Any) -> Any:
-    """``simulate(agent, traces=...)`` for callers who start from graded telemetry alone.
-
-    With no ``tools`` (and no ``spec=``) the tool surface is read off the traces
-    (``tools_from_traces``); every other keyword goes to ``simulate`` unchanged.
+    """``simulate(agent, traces=...)`` from graded telemetry alone: with no ``tools`` (and no
+    ``spec=``) the tools are read off the traces; other keywords go to ``simulate`` unchanged.
 
     Raises:
         SpecError: no tools were given, the traces hold no tool call, and no policy either.
