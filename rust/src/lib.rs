@@ -16,6 +16,7 @@ pub mod pyre_compile;
 pub mod rng;
 pub mod scan;
 pub mod select;
+pub mod token_class;
 pub mod tokenize;
 pub mod trace;
 pub mod unicode_data;
