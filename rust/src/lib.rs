@@ -13,6 +13,8 @@ pub mod normalize;
 pub mod pychars;
 pub mod pyre;
 pub mod pyre_compile;
+pub mod pyre_parse;
+pub mod pyre_text;
 pub mod rng;
 pub mod scan;
 pub mod select;
