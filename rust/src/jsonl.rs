@@ -1,13 +1,17 @@
 //! The few top-level string fields of one JSONL line, read without building the row.
 //!
-//! [`read_fields`] validates the whole line as one JSON object (RFC 8259: the grammar Python's
-//! `json.loads` accepts, minus its `NaN`/`Infinity` extensions) and returns, per requested key,
-//! the last top-level value under it: absent, a string (escapes decoded), or something else.
-//! It is deliberately stricter than Python where that is simpler (nesting deeper than
-//! [`MAX_DEPTH`], a lone surrogate escape in a requested string): the caller then reads the
-//! line the ordinary way, so a line accepted here is always one Python reads the same way.
+//! [`read_fields`] reads the whole line with `serde_json` as one JSON object and returns, per
+//! requested key, the last top-level value under it: absent, a string (escapes decoded), or
+//! something else. No value is built, so key order, big ints and float precision never come
+//! into play. What `serde_json` refuses and Python's `json.loads` reads (`NaN`, `Infinity`,
+//! a number out of `f64` range under a requested key, a lone surrogate escape in a key or a
+//! requested string) and nesting deeper than [`MAX_DEPTH`] make this reader refuse the line: the caller then reads it
+//! the ordinary way, so a line accepted here is always one Python reads the same way.
 
 use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// Deeper lines are refused (Python's readers allow 200 levels; the caller falls back).
 pub const MAX_DEPTH: usize = 64;
@@ -38,271 +42,147 @@ pub enum Field<'a> {
 pub fn read_fields<'a>(line: &'a str, keys: &[&str], out: &mut Vec<Field<'a>>) -> bool {
     out.clear();
     out.resize(keys.len(), Field::Absent);
-    let mut p = Parser {
-        text: line,
-        bytes: line.as_bytes(),
-        pos: 0,
-    };
-    p.ws();
-    if !p.eat(b'{') {
+    if too_deep(line.as_bytes()) {
         return false;
     }
-    p.ws();
-    if !p.eat(b'}') {
-        loop {
-            p.ws();
-            let Some(key) = p.string() else { return false };
-            let key = p.decoded(key);
-            p.ws();
-            if !p.eat(b':') {
-                return false;
-            }
-            p.ws();
-            let slot = key
-                .as_deref()
-                .and_then(|k| keys.iter().position(|&w| w == k));
-            match slot {
-                Some(k) if p.peek() == Some(b'"') => {
-                    let Some(raw) = p.string() else { return false };
-                    let Some(text) = p.decoded(raw) else {
-                        return false;
-                    };
-                    out[k] = Field::Text(text);
-                }
-                Some(k) => {
-                    if !p.value(2) {
-                        return false;
-                    }
-                    out[k] = Field::Other;
-                }
+    let mut de = serde_json::Deserializer::from_str(line);
+    let read = de.deserialize_map(Top { keys, out }).is_ok();
+    read && de.end().is_ok()
+}
+
+/// The top-level object: requested keys are kept, every other value is skipped.
+struct Top<'k, 'o, 'a> {
+    keys: &'k [&'k str],
+    out: &'o mut Vec<Field<'a>>,
+}
+
+impl<'de> Visitor<'de> for Top<'_, '_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        while let Some(key) = map.next_key_seed(Text)? {
+            match self.keys.iter().position(|&w| w == key) {
+                Some(k) => self.out[k] = map.next_value_seed(Wanted)?,
                 None => {
-                    if !p.value(2) {
-                        return false;
-                    }
+                    map.next_value::<IgnoredAny>()?;
                 }
             }
-            p.ws();
-            if p.eat(b',') {
-                continue;
-            }
-            if p.eat(b'}') {
-                break;
-            }
-            return false;
         }
+        Ok(())
     }
-    p.ws();
-    p.pos == p.bytes.len()
 }
 
-/// A string's body in the line: byte range between the quotes, and whether it has escapes.
-#[derive(Clone, Copy)]
-struct Raw {
-    start: usize,
-    end: usize,
-    escaped: bool,
+/// A string, borrowed from the line when it has no escapes.
+struct Text;
+
+impl<'de> DeserializeSeed<'de> for Text {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
 }
 
-struct Parser<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
+impl<'de> Visitor<'de> for Text {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
 }
 
-impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
+/// A requested key's value: its text when a string, else skipped.
+struct Wanted;
+
+impl<'de> DeserializeSeed<'de> for Wanted {
+    type Value = Field<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Wanted {
+    type Value = Field<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
     }
 
-    fn eat(&mut self, c: u8) -> bool {
-        let hit = self.peek() == Some(c);
-        self.pos += usize::from(hit);
-        hit
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Field::Text(Cow::Borrowed(v)))
     }
 
-    fn ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.pos += 1;
-        }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Field::Text(Cow::Owned(v.to_owned())))
     }
 
-    fn literal(&mut self, word: &[u8]) -> bool {
-        let hit = self.bytes[self.pos..].starts_with(word);
-        self.pos += if hit { word.len() } else { 0 };
-        hit
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Field::Other)
     }
 
-    /// A string at the cursor (which must be on its opening quote): its body, validated.
-    fn string(&mut self) -> Option<Raw> {
-        if !self.eat(b'"') {
-            return None;
-        }
-        let start = self.pos;
-        let mut escaped = false;
-        loop {
-            // Eight plain bytes at a time (no quote, backslash or control character).
-            while let Some(word) = self.bytes.get(self.pos..self.pos + 8) {
-                let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-                if has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20) != 0 {
-                    break;
-                }
-                self.pos += 8;
-            }
-            match *self.bytes.get(self.pos)? {
-                b'"' => {
-                    self.pos += 1;
-                    return Some(Raw {
-                        start,
-                        end: self.pos - 1,
-                        escaped,
-                    });
-                }
-                b'\\' => {
-                    escaped = true;
-                    match *self.bytes.get(self.pos + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
-                        b'u' => {
-                            let hex = self.bytes.get(self.pos + 2..self.pos + 6)?;
-                            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return None;
-                            }
-                            self.pos += 6;
-                        }
-                        _ => return None,
-                    }
-                }
-                0..=0x1f => return None,
-                _ => self.pos += 1,
-            }
-        }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Field::Other)
     }
 
-    /// The text of a validated string body; None for a lone surrogate escape.
-    fn decoded(&self, raw: Raw) -> Option<Cow<'a, str>> {
-        let body = &self.text[raw.start..raw.end];
-        if !raw.escaped {
-            return Some(Cow::Borrowed(body));
-        }
-        let b = body.as_bytes();
-        let mut out = String::with_capacity(body.len());
-        let mut i = 0;
-        while i < b.len() {
-            let next = b[i..]
-                .iter()
-                .position(|&c| c == b'\\')
-                .map_or(b.len(), |k| i + k);
-            out.push_str(&body[i..next]);
-            if next == b.len() {
-                break;
-            }
-            let (c, used) = match b[next + 1] {
-                b'"' => ('"', 2),
-                b'\\' => ('\\', 2),
-                b'/' => ('/', 2),
-                b'b' => ('\u{8}', 2),
-                b'f' => ('\u{c}', 2),
-                b'n' => ('\n', 2),
-                b'r' => ('\r', 2),
-                b't' => ('\t', 2),
-                _ => {
-                    let hi = hex4(&b[next + 2..next + 6]);
-                    if (0xD800..0xDC00).contains(&hi) {
-                        let low = b.get(next + 6..next + 12)?;
-                        if !low.starts_with(b"\\u") {
-                            return None;
-                        }
-                        let lo = hex4(&low[2..]);
-                        if !(0xDC00..0xE000).contains(&lo) {
-                            return None;
-                        }
-                        let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                        (char::from_u32(cp)?, 12)
-                    } else {
-                        (char::from_u32(hi)?, 6) // None for a lone low surrogate
-                    }
-                }
-            };
-            out.push(c);
-            i = next + used;
-        }
-        Some(Cow::Owned(out))
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Field::Other)
     }
 
-    fn number(&mut self) -> bool {
-        self.eat(b'-');
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return false,
-        }
-        if self.eat(b'.') {
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return false;
-            }
-            self.digits();
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.pos += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.pos += 1;
-            }
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return false;
-            }
-            self.digits();
-        }
-        true
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Field::Other)
     }
 
-    fn digits(&mut self) {
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.pos += 1;
-        }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Field::Other)
     }
 
-    /// Skip one value at `depth` (the top-level object is depth 1).
-    fn value(&mut self, depth: usize) -> bool {
-        match self.peek() {
-            Some(b'"') => self.string().is_some(),
-            Some(open @ (b'{' | b'[')) => {
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Field::Other)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Field::Other)
+    }
+}
+
+/// Whether `line` nests containers deeper than [`MAX_DEPTH`] (the top-level object is depth 1).
+/// Only lines with that many brackets at all are walked.
+fn too_deep(line: &[u8]) -> bool {
+    if line.iter().filter(|&&c| c == b'[' || c == b'{').count() <= MAX_DEPTH {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &c in line {
+        match (in_string, c) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'[' | b'{') => {
+                depth += 1;
                 if depth > MAX_DEPTH {
-                    return false;
-                }
-                let close = if open == b'{' { b'}' } else { b']' };
-                self.pos += 1;
-                self.ws();
-                if self.eat(close) {
                     return true;
                 }
-                loop {
-                    self.ws();
-                    if open == b'{' {
-                        if self.string().is_none() {
-                            return false;
-                        }
-                        self.ws();
-                        if !self.eat(b':') {
-                            return false;
-                        }
-                        self.ws();
-                    }
-                    if !self.value(depth + 1) {
-                        return false;
-                    }
-                    self.ws();
-                    if self.eat(b',') {
-                        continue;
-                    }
-                    return self.eat(close);
-                }
             }
-            Some(b't') => self.literal(b"true"),
-            Some(b'f') => self.literal(b"false"),
-            Some(b'n') => self.literal(b"null"),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => false,
+            (false, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
+    false
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -318,18 +198,6 @@ fn has_zero(w: u64) -> u64 {
 #[inline]
 pub(crate) fn has_byte(w: u64, b: u8) -> u64 {
     has_zero(w ^ ONES.wrapping_mul(u64::from(b)))
-}
-
-/// Nonzero when some byte of `w` is below `n` (`n` <= 128; exact when the answer is no).
-#[inline]
-fn has_less(w: u64, n: u8) -> u64 {
-    w.wrapping_sub(ONES.wrapping_mul(u64::from(n))) & !w & HIGHS
-}
-
-fn hex4(digits: &[u8]) -> u32 {
-    digits.iter().fold(0, |acc, &d| {
-        acc * 16 + (d as char).to_digit(16).unwrap_or(0)
-    })
 }
 
 #[cfg(test)]
@@ -391,8 +259,18 @@ mod tests {
         ] {
             assert!(read(bad).is_none(), "{bad}");
         }
-        // A lone surrogate outside the requested keys is fine (Python accepts it too).
-        assert!(read(r#"{"other":"\ud800"}"#).is_some());
+        // Python reads these; this reader leaves them to it.
+        for python_only in [
+            r#"{"\udc00":1}"#,
+            r#"{"prompt":1e400}"#,
+            r#"{"a":-Infinity}"#,
+        ] {
+            assert!(read(python_only).is_none(), "{python_only}");
+        }
+        // Skipped values are only validated: a lone surrogate or a huge number there is fine.
+        assert!(read(r#"{"other":"\ud800","a":[1e400]}"#).is_some());
+        let big = read(r#"{"task_id": 123456789012345678901234567890, "prompt": 1.5e-300}"#);
+        assert_eq!(big.unwrap(), [Field::Other, Field::Other]);
         let deep = format!(
             "{{\"a\":{}{}}}",
             "[".repeat(MAX_DEPTH),

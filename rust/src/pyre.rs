@@ -20,6 +20,7 @@ use crate::error::CoreError;
 use crate::hack_text::char_flags;
 use crate::pychars::{fold_non_ascii, WORD};
 use crate::pyre_compile::{compile, Inst};
+pub use crate::pyre_text::{code_points, Text};
 
 /// The character `re.IGNORECASE` compares with a pattern's (lowercase) ASCII character.
 #[inline]
@@ -62,44 +63,6 @@ pub struct Regex {
     /// start with it, bit 1 when a branch opening with `\b` can. A start where neither applies
     /// fails at that alternation, so it is not tried.
     branch_lut: Option<[u8; 128]>,
-}
-
-/// A text as code points, with the positions where a word starts (read when needed).
-#[derive(Debug, Default)]
-pub struct Text {
-    pub cps: Vec<u32>,
-    starts: Vec<u32>,
-    starts_known: bool,
-}
-
-impl Text {
-    /// Read `bytes` (UTF-8 or WTF-8) into this text, reusing its buffers.
-    pub fn fill(&mut self, bytes: &[u8]) {
-        code_points(bytes, &mut self.cps);
-        self.starts_known = false;
-    }
-
-    /// Read code points into this text, reusing its buffers.
-    pub fn fill_cps(&mut self, cps: &[u32]) {
-        self.cps.clear();
-        self.cps.extend_from_slice(cps);
-        self.starts_known = false;
-    }
-
-    fn ensure_starts(&mut self) {
-        if !self.starts_known {
-            self.starts.clear();
-            let mut prev = false;
-            for (i, &c) in self.cps.iter().enumerate() {
-                let w = is_word(c);
-                if w && !prev {
-                    self.starts.push(i as u32);
-                }
-                prev = w;
-            }
-            self.starts_known = true;
-        }
-    }
 }
 
 /// Reusable work space of the matching machine.
@@ -375,21 +338,6 @@ impl Regex {
     /// `pattern.search(text) is not None`.
     pub fn is_match(&self, text: &mut Text, scratch: &mut Scratch) -> bool {
         self.search_span(text, 0, scratch).is_some()
-    }
-}
-
-/// The code points of a UTF-8 (or WTF-8) text, as Python's `str` indexes them.
-pub fn code_points(bytes: &[u8], out: &mut Vec<u32>) {
-    out.clear();
-    if bytes.is_ascii() {
-        out.extend(bytes.iter().map(|&b| u32::from(b)));
-        return;
-    }
-    let mut i = 0;
-    while i < bytes.len() {
-        let (cp, len) = crate::utf8::decode(bytes, i);
-        out.push(cp);
-        i += len;
     }
 }
 
