@@ -34,7 +34,7 @@ ASKS = {
         "Did anything change on {thing}?",
         "I want an update on {thing}.",
         "Is {thing} still in progress?",
-        "Could you look at {thing} and tell me its status?",
+        "Could you look at {thing} and tell me what is going on?",
         "Any news on {thing}?",
         "Where are we with {thing}? I tried to {action} it{detail}.",
         "Has someone already tried to {action} {thing}?",
