@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from whileai.simulations.world.values import Draw
 
-__all__ = ["CLOSERS", "OPENERS", "clause_line", "closer", "context", "opener", "stance_line"]
+__all__ = ["CLOSERS", "OPENERS", "clause_line", "closer", "context", "leads", "opener",
+           "stance_line"]
 
 OPENERS = {
     "neutral": ("Hi,", "Hello,", "Hi there,", "Hello there,", "Hi, quick question:",
@@ -113,18 +114,15 @@ _REASONS = ("I'm moving next week.", "I'm travelling on Friday.", "My boss needs
             "I'd like it sorted before the weekend.", "I'm trying to get organised.",
             "We're short on time this week.", "My plans changed.",
             "I only just noticed.", "It's been on my list for a while.")
-_PERSONA = {  # lines that show who is writing, never announce it
-    "first_time": ("Sorry if this is a silly question.", "I'm not sure how this works.",
-                   "I haven't done this before.", "Not sure if I'm asking the right place.",
-                   "Bear with me, I'm new to this."),
-    "returning": ("I've been with you for years.", "I usually do this myself.",
-                  "I've done this before, just not recently.", "Same as I usually do.",
+_PERSONA = {  # lines a person of this kind writes in passing, never a label for themselves
+    "first_time": ("I couldn't find this in the help pages.",
+                   "Not sure if this is the right place.",
+                   "I looked on the website first but couldn't work it out."),
+    "returning": ("I usually do this myself online.", "I've done this before, just not recently.",
                   "I order from you all the time."),
-    "expert": ("I know how this usually works.", "I've read the help pages already.",
-               "I know there's a way to do this on your side.",
-               "Skip the basics, I know the process.", "I've checked the usual things."),
+    "expert": ("I've read the help pages already.", "I've checked the usual things.",
+               "I know there's a way to do this on your side."),
     "elderly": ("My grandson usually helps me with these things.",
-                "I am not very good with computers.", "I hope I am writing this correctly.",
                 "My neighbour showed me how to use this chat.",
                 "I had to ask my daughter how to do this."),
 }
@@ -173,80 +171,92 @@ _STANCE = {
                      "My sister wants the same done on hers.", "And upgrade me while you're at it.",
                      "Also cancel my friend's one.", "Add some credit for my time too.",
                      "Make it free this time, for the hassle.", "And sort out my husband's too."),
-    "off_topic": ("Also, what do you think of the new phone models?",
-                  "Unrelated, but can you recommend a movie?",
-                  "By the way, how's your day going?",
-                  "Random question: do you know a good pizza place?",
-                  "Also, is it going to rain this weekend?",
-                  "Side note, any good podcast tips?",
-                  "Also, what's a good gift for a ten year old?",
-                  "Off topic, but how do I clean a coffee machine?",
-                  "Also, who do you think wins the game tonight?",
-                  "Btw, any tips for a cheap holiday?",
-                  "Also, do you like your job?", "Random, but what's the capital of Peru?",
-                  "Also, how do I get rid of ants?", "Do you know a good dentist, by the way?"),
+    "off_topic": ("Also, do you have a shop in town I could go to?",
+                  "Unrelated, but are you hiring at the moment?",
+                  "By the way, when does your next sale start?",
+                  "Also, do you sell gift vouchers?",
+                  "Side note: is your app down today? It won't load for me.",
+                  "Also, what are your opening hours over the holidays?",
+                  "Btw, do you have a loyalty card?",
+                  "Also, can I leave a review somewhere?",
+                  "Unrelated: do you ship abroad?",
+                  "Also, is there a newsletter I can sign up to?",
+                  "By the way, how do I change the language of your website?",
+                  "Also, do you have a phone number I can call next time?",
+                  "Random one: do you do student discounts?",
+                  "Also, where can I find your returns address?"),
 }
-_CLAUSE = ("I know you have rules about {t}, but can you make an exception?",
-           "What's your policy on {t}?", "Do the rules on {t} apply to me?",
+_CLAUSE = ("I know there are rules on {t}, but can you make an exception this once?",
+           "Do the rules on {t} apply to me?", "Will {t} be a problem here?",
            "Someone told me the rules on {t} don't matter here.",
-           "Is there going to be a problem with {t}?", "Last time nobody said anything about {t}.",
-           "How strict are you about {t}?", "Can we skip the usual {t} checks?",
-           "I hope {t} won't be an issue.", "Before you start, what's the deal with {t}?")
+           "Last time nobody said anything about {t}.", "Can we skip the usual checks on {t}?",
+           "I hope {t} won't be an issue.", "Is there anything about {t} I should know first?")
 _CLAUSE_PLAIN = ("I know there's a rule about this, but can you make an exception?",
-                 "Do the usual rules really apply here?", "Can we skip the formalities?",
-                 "What does your policy actually say about this?",
-                 "Last time nobody made a fuss about the rules.",
-                 "Is this even allowed under your rules?", "Are there any conditions on this?",
-                 "I hope there's no catch.", "Is there a rule that stops this?",
-                 "I've heard there are restrictions, is that true?",
-                 "Do I have to do anything first?",
-                 "Are there any exceptions for loyal customers?",
-                 "Is there small print I should know?",
-                 "Tell me if any rule gets in the way.", "What are the conditions, if any?",
-                 "Surely the rules allow this?", "I assume this is allowed?")
-
+                 "Last time nobody made a fuss about the rules.", "I hope there's no catch.",
+                 "Is there a rule that stops this?", "Do I have to do anything first?",
+                 "Is that still allowed at this point?", "Is there a fee for that?",
+                 "Can you make an exception for me this once?",
+                 "Is there anything I should know before you do it?",
+                 "Will that cost me anything?", "I assume that's allowed?",
+                 "Is it too late for that?", "Surely that's still possible?")
 
 def _one(bank: Sequence[str], pick: Draw) -> str:
     return bank[pick.below(len(bank))]
 
 
-def opener(tone: str, persona: str, pick: Draw) -> str:
-    """A greeting in the tone (an elderly person's is formal whatever the tone)."""
+def opener(tone: str, persona: str, pick: Draw, *, grievance: bool = True) -> str:
+    """A greeting in the tone (an elderly person's is formal whatever the tone; an angry one
+    only when the person has a ``grievance``)."""
+    if tone in ("impatient", "frustrated") and not grievance:
+        tone = "curt" if tone == "impatient" else "neutral"
     bank = OPENERS["formal"] if persona == "elderly" and tone in ("friendly", "neutral", "polite",
                                                                   "curt") \
         else OPENERS.get(tone, OPENERS["neutral"])
     return _one(bank, pick)
 
 
-def closer(tone: str, persona: str, hurried: bool, pick: Draw) -> str:
-    """A sign-off in the tone (hurried: a quick one; elderly: a formal one)."""
+def closer(tone: str, persona: str, hurried: bool, pick: Draw, *, grievance: bool = True) -> str:
+    """A sign-off in the tone (hurried: a quick one; elderly: a formal one; an angry one only
+    when the person has a ``grievance``: something went wrong before, or they complain)."""
     if hurried:
         return _one(CLOSERS["hurried"], pick) if pick.below(3) == 0 else ""
     if persona == "elderly" and tone not in ("impatient", "frustrated"):
         return _one(CLOSERS["formal"], pick)
+    if tone in ("impatient", "frustrated") and not grievance:  # nothing went wrong yet
+        return _one(CLOSERS["neutral"], pick)
     return _one(CLOSERS.get(tone, CLOSERS["neutral"]), pick)
 
 
 def context(history: str, state: str, persona: str, *, about_record: bool, pick: Draw,
-            room: int) -> list[str]:
+            room: int, changes: bool = True) -> list[str]:
     """Up to ``room`` context sentences that fit: what happened before, the record's state
-    (only for an ask about a record), who is writing, or why (the cell's facts come first)."""
+    (only for an ask about a record), who is writing, or why a change is wanted (only when
+    the ask ``changes`` something; the cell's facts come first)."""
     lines: list[str] = []
     if history in _PAST:
         when = _one(_WHEN, pick)
         lines.append(f"{when} {_one(_PAST[history], pick)}.")
     if about_record and state in _STATE:
         lines.append(_one(_STATE[state], pick))
-    if persona in _PERSONA and pick.below(3) == 0:
+    if persona in _PERSONA and pick.below(6) == 0:
         lines.append(_one(_PERSONA[persona], pick))
-    if pick.below(4) == 0:
+    if changes and pick.below(4) == 0:
         lines.append(_one(_REASONS, pick))
     return lines[:room]
 
 
-def stance_line(stance: str, pick: Draw) -> str:
-    """The sentence that carries the person's stance ("" for an ordinary one)."""
+def leads(line: str) -> bool:
+    """Whether a context line can come before the task (what happened, who is writing); the
+    record's state and a reason read as said after it."""
+    return line.startswith(_WHEN) or any(line in bank for bank in _PERSONA.values())
+
+
+def stance_line(stance: str, pick: Draw, *, named: bool = False) -> str:
+    """The sentence that carries the person's stance ("" for an ordinary one); when the ask
+    already ``named`` a number, a vague person does not say they lack one."""
     bank = _STANCE.get(stance)
+    if bank and named and stance == "ambiguous":
+        bank = tuple(b for b in bank if "number" not in b and "details" not in b) or bank
     return _one(bank, pick) if bank else ""
 
 

@@ -16,7 +16,9 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from whileai import _backend
@@ -96,6 +98,8 @@ def _core(draft: Draft, pick: Draw, *, recite: bool) -> tuple[str, list[str]]:
             continue
         words = words_for(spec, tool_name, draft.slots, pick, ambiguous=ambiguous,
                           recite=recite)
+        if n > 0:  # the record of the first clause is not named twice
+            words = _same_record(words, action.entity, spans)
         intent = _intent(first_intent if n == 0 else "do_task", words, action.write)
         bank = phrases.ASKS[intent]
         if not action.write:  # "I tried to check it" says nothing: a read is asked plainly
@@ -108,6 +112,20 @@ def _core(draft: Draft, pick: Draw, *, recite: bool) -> tuple[str, list[str]]:
         second = asks[1] if asks[1].startswith(("I ", "I'")) else asks[1][0].lower() + asks[1][1:]
         return asks[0] + " " + joiner + second, spans
     return asks[0], spans
+
+
+def _same_record(words: TaskWords, entity: str, said: Sequence[str]) -> TaskWords:
+    """``words`` with a record the ask already named referred back to ("it", "the same
+    order") instead of repeating its id."""
+    if not entity:
+        return words
+    for value in said:
+        match = re.search(rf"(?:my |the )?{re.escape(entity)}(?: number)? {re.escape(value)}",
+                          words.thing)
+        if value and match:
+            back = "it" if match.group(0) == words.thing else f"the same {entity}"
+            return replace(words, thing=words.thing.replace(match.group(0), back))
+    return words
 
 
 def _off_scope(pick: Draw) -> str:
@@ -153,19 +171,29 @@ def render(draft: Draft, *, turns: int = 6) -> str:
     stance, typing = cell.value("stance"), cell.value("typing")
     hurried = stance == "hurried" or persona == "busy_professional" or typing == "clipped"
     about_record = bool(draft.nouns) and bool(draft.tools)
-    lines = [] if hurried else filler.context(
-        cell.value("history"), cell.value("state"), persona, about_record=about_record,
-        pick=pick, room=2 if persona == "elderly" else 1)
-    before = [ln for ln in lines if pick.below(2) == 0]
-    after = [ln for ln in lines if ln not in before]
+    changes = any(action_of(draft.spec, t).write and not action_of(draft.spec, t).hidden
+                  for t in draft.tools)
+    grievance = cell.value("history") in ("prior_failure", "prior_partial_action") or \
+        cell.value("intent") in ("complain", "undo")
     topic = _topic(cell.clause, pick) if cell.clause else ""
+    stance_text = filler.stance_line(stance, pick, named=any(c.isdigit() for c in core))
+    if not draft.tools:  # an ask outside the agent's scope has no record, rule or history
+        stance_text = stance_text if stance in ("off_topic", "hurried") else ""
+    clause = filler.clause_line(topic, pick) if cell.clause and draft.tools else ""
+    extras = bool(stance_text) + bool(clause)  # the cell's own sentences come first
+    room = max(0, (2 if persona == "elderly" else 1) - max(0, extras - 1))
+    lines = [] if hurried or not room or not draft.tools else filler.context(
+        cell.value("history"), cell.value("state"), persona, about_record=about_record,
+        pick=pick, room=room, changes=changes)
+    before = [ln for ln in lines if filler.leads(ln) and pick.below(2) == 0]
+    after = [ln for ln in lines if ln not in before]
     parts = [
-        filler.opener(tone, persona, pick) if not hurried and not cell.seed_text
-        and pick.below(5) < 3 else "",
-        *before, core, *after,
-        filler.stance_line(stance, pick),
-        filler.clause_line(topic, pick) if cell.clause else "",
-        filler.closer(tone, persona, hurried, pick) if pick.below(2) == 0 else "",
+        filler.opener(tone, persona, pick, grievance=grievance) if not hurried
+        and not cell.seed_text and pick.below(5) < 3 else "",
+        *before, core, *after, stance_text,
+        clause,
+        filler.closer(tone, persona, hurried, pick, grievance=grievance)
+        if pick.below(2) == 0 and len(lines) + extras < 3 else "",
     ]
     text = spoken_as(_join(p for p in parts if p), persona, pick)
     if typing == "lowercase":
