@@ -1,7 +1,7 @@
 //! The text features of `hack_scan` in one pass over the rows (docs/kernels.md, "Hack-scan
 //! text features").
 //!
-//! Each row is its agent text, lowercased by Python with the pinned one-to-one table, and the
+//! Each row is its agent text, lowercased with the pinned one-to-one table ([`lower`]), and the
 //! length in code points of its final reply, the text's suffix. Per row: seven counts
 //! (`COUNTS`), read with the pinned `re`/`str` classes ([`crate::pychars`]) that the pure twin's
 //! patterns are built from. Across rows: the auto tier, the terms (words: maximal runs of `\w`,
@@ -13,6 +13,8 @@
 //! Texts are bytes in UTF-8, or WTF-8 when Python's text held lone surrogates (each one a
 //! code point with no class, as in Python). Rows split across threads; counts are integers
 //! and the ranking is a total order, so the result never depends on the split.
+
+pub mod lower;
 
 use crate::utf8::decode;
 use std::collections::HashMap;
