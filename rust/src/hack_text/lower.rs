@@ -85,11 +85,16 @@ mod tests {
     #[test]
     fn lowers_each_width_and_keeps_the_rest() {
         assert_eq!(&*lower_text("ÀB İΣ ok".as_bytes()), "àb İσ ok".as_bytes());
-        assert!(matches!(lower_text(b"all lower"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            lower_text(b"all lower"),
+            std::borrow::Cow::Borrowed(_)
+        ));
         // A lone surrogate (WTF-8) is copied as it is.
         let wtf8 = [b'A', 0xED, 0xA0, 0x80, b'B'];
         assert_eq!(&*lower_text(&wtf8), &[b'a', 0xED, 0xA0, 0x80, b'b']);
         let many = vec!["Zürich CAFÉ"; 1000];
-        assert!(lower_texts(&many).iter().all(|t| &**t == "zürich café".as_bytes()));
+        assert!(lower_texts(&many)
+            .iter()
+            .all(|t| &**t == "zürich café".as_bytes()));
     }
 }
