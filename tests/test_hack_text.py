@@ -53,6 +53,22 @@ def test_native_equals_pure(
     assert _call(native, items, finals, top) == _call(pure, items, finals, top)
 
 
+@SETTINGS
+@given(items=st.lists(texts, max_size=8), top=st.integers(min_value=-4, max_value=40))
+def test_lower_in_the_kernel_equals_lower_by_the_caller(
+    both_backends: tuple[ModuleType, ModuleType], items: list[str], top: int
+) -> None:
+    # ``lower=True`` lowercases by the pinned table inside the kernel (on every core when
+    # native): the same answer as the caller lowering each text with ``tokenize.lower``.
+    native, pure = both_backends
+    finals = [len(t) // 2 for t in items]
+    lowered = [pure.lower(t) for t in items]
+    want = _call(pure, lowered, finals, top)
+    for backend in (native, pure):
+        counts, vocab, ptr, rows = backend.hack_text_features(items, finals, top, lower=True)
+        assert (list(counts), list(vocab), list(ptr), list(rows)) == want
+
+
 def test_native_equals_pure_across_chunks(both_backends: tuple[ModuleType, ModuleType]) -> None:
     # The kernel reads rows in chunks of 512 and merges their terms: three chunks and a part.
     native, pure = both_backends

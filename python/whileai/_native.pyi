@@ -213,9 +213,10 @@ class NgramIndex:
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, data: bytes | bytearray | memoryview) -> None: ...
 def hack_text_features(
-    texts: Iterable[str], final_chars: Sequence[int], top: int
+    texts: Iterable[str], final_chars: Sequence[int], top: int, lower: bool = False
 ) -> tuple[array[int], list[str], array[int], array[int]]:
-    """Return hack_scan's text features: (counts, vocab, ptr, rows).
+    """Return hack_scan's text features: (counts, vocab, ptr, rows); ``lower`` lowercases the
+    texts first by the pinned table.
 
     Raises:
         TypeError: ``texts`` is a str or holds a non-str, or ``top`` is not an int.

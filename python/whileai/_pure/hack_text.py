@@ -1,8 +1,8 @@
 """hack_scan's text features: the reference kernel.
 
-``hack_text_features(texts, final_chars, top)`` reads each row's agent text (already
-lowercased, by ``tokenize.lower``) whose last ``final_chars`` code points are the final reply,
-and returns ``(counts, vocab, ptr, rows)``:
+``hack_text_features(texts, final_chars, top, lower=False)`` reads each row's agent text
+(lowercased by ``tokenize.lower``, here when ``lower`` is true, else by the caller) whose last
+``final_chars`` code points are the final reply, and returns ``(counts, vocab, ptr, rows)``:
 
 - ``counts``: ``array('q')``, seven counts per row in ``COUNTS`` order (words of the final
   reply as ``str.split()`` counts them, ``!``, ``?``, bullet lines, heading lines, code fences,
@@ -19,6 +19,8 @@ committed tables' (``charclass``), never the running Python's.
 >>> counts, vocab, ptr, rows = hack_text_features(["### all done!", "ok"], [13, 2], 10)
 >>> list(counts[:7]), vocab
 ([3, 1, 0, 0, 1, 0, 0], ['all', 'all done', 'done', 'ok'])
+>>> hack_text_features(["### All Done!", "OK"], [13, 2], 10, lower=True)[1]
+['all', 'all done', 'done', 'ok']
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from itertools import pairwise
 
 from whileai._pure.charclass import class_regex, class_text
 from whileai._pure.tokenize import check_texts
+from whileai._pure.tokenize import lower as _lower
 
 __all__ = ["COUNTS", "hack_text_features", "text_counts", "words"]
 
@@ -74,10 +77,17 @@ def _terms(text: str) -> set[str]:
 
 
 def hack_text_features(
-    texts: Iterable[str], final_chars: Sequence[int], top: int
+    texts: Iterable[str], final_chars: Sequence[int], top: int, lower: bool = False
 ) -> tuple[array[int], list[str], array[int], array[int]]:
-    """Return ``(counts, vocab, ptr, rows)`` of the lowercased agent texts (module docs)."""
+    """Return ``(counts, vocab, ptr, rows)`` of the agent texts (module docs).
+
+    Raises:
+        TypeError: ``texts`` is a str or holds a non-str, or ``top`` is not an int.
+        ValueError: ``final_chars`` has another length than ``texts``, or a negative length.
+    """
     items = check_texts(texts)
+    if lower:
+        items = [_lower(text) for text in items]
     finals = array("q", final_chars)
     if isinstance(top, bool) or not isinstance(top, int):
         raise TypeError(f"top must be an int, got {type(top).__name__}")

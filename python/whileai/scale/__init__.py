@@ -7,7 +7,7 @@ single-process call returns for the same input: reports ``==``, rows equal as se
 - :func:`decontaminate_dataset`: JSONL files read and checked span by span by Ray tasks, or a
   Ray Dataset checked batch by batch by ``map_batches``; the eval index is put in the object
   store once.
-- :func:`hack_scan_dataset`: every row's features made on the cluster, one scan on the driver.
+- :func:`hack_scan_dataset`: features made and the scan summed where the rows live.
 - :func:`simulate_sharded`: a run's tasks split by identity across Ray tasks, a cluster-wide
   limit per model endpoint, ``output=`` per shard then merged.
 
@@ -17,7 +17,7 @@ single-process call returns for the same input: reports ``==``, rows equal as se
 """
 
 from whileai.scale.decontam import decontaminate_dataset
-from whileai.scale.scan import hack_scan_dataset
+from whileai.scale.hack_scan import hack_scan_dataset
 from whileai.scale.simulate import shard_of, simulate_sharded
 from whileai.scale.slots import LimitedAgent, endpoint_slots
 

@@ -53,7 +53,7 @@ from whileai.simulations.clean.hack_scan import (
     usable_rows,
 )
 
-__all__ = ["scan_dataset"]
+__all__ = ["hack_scan_dataset"]
 
 _DIGEST = 16
 _SKIPS = ("unjudged", "invalid", "no_task")
@@ -90,10 +90,10 @@ def _terms(used: Sequence[Mapping[str, Any]]) -> tuple[list[str], array[int], ar
     The kernel drops a term every row holds; an empty text appended keeps them all (a term in
     every row of a batch need not be in every row of the pool).
     """
-    texts = [_backend.lower(agent_text(row)) for row in used]
+    texts = [agent_text(row) for row in used]
     texts.append("")
     _, vocab, ptr, members = _backend.hack_text_features(
-        texts, array("q", [0]) * len(texts), sys.maxsize
+        texts, array("q", [0]) * len(texts), sys.maxsize, lower=True
     )
     return vocab, array("q", ptr), array("q", members)
 
@@ -204,7 +204,7 @@ def _vocabulary(df: Mapping[str, int], n_rows: int, top: int) -> frozenset[str]:
     return frozenset(t for _, t in kept)
 
 
-def scan_dataset(
+def hack_scan_dataset(
     rows: Any,
     endorsed: Sequence[str] | None = None,
     features: Mapping[str, Callable[[Mapping[str, Any]], Any]] | None = None,
@@ -213,16 +213,18 @@ def scan_dataset(
     batch_size: int = 4096,
     **knobs: Any,
 ) -> HackScanReport:
-    """Return ``hack_scan``'s report for a Ray Dataset, the features made on the cluster.
+    """Return :func:`whileai.simulations.hack_scan`'s report for the rows of a Ray Dataset.
 
     Args:
         rows: a ``ray.data.Dataset`` of graded rows (columns, or JSON text in ``column``).
-        endorsed / features: as :func:`whileai.simulations.hack_scan` (``features`` are
-            pickled to the workers and run there).
+        endorsed: substrings of the feature names the reward should track.
+        features: your own ``{"name": fn(row) -> number}`` features (pickled to the workers
+            and run there).
         column: the column holding each row as JSON text (``ray.data.read_text`` gives
-            ``"text"``).
+            ``"text"``: use it for rows with nested steps, which Arrow would pad).
         batch_size: rows per ``map_batches`` batch.
-        **knobs: the other keywords of ``hack_scan``.
+        **knobs: the other keywords of ``hack_scan`` (``reward``, ``n_perm``, ``min_obs``,
+            ``alpha``, ``seed``, ``auto``, ``top``, ``kinds``, ``progress``).
 
     Returns:
         The report, equal to ``hack_scan`` over the same rows in dataset order.
@@ -230,13 +232,15 @@ def scan_dataset(
     Raises:
         ConfigError: ``rows`` is not a Ray Dataset, ``column`` names none of its columns, or
             ``alpha`` is outside (0, 1).
-        RowError: a row's text in ``column`` is not a JSON object (as the JSONL reader refuses
-            a line), named by its place in the dataset.
+        RowError: a row's text in ``column`` is not JSON, nests too deep or is not an object
+            (as ``hack_scan`` of the JSONL file refuses that line), named ``rows[k] (dataset
+            order)``; a reward that is NaN, a string or out of range is skipped as ``invalid``,
+            as one process skips it.
         TypeError: an unknown keyword, or a caller's feature returned a non-number.
         ImportError: Ray is not installed (``pip install 'whileai[ray]'``).
 
-    >>> scan_dataset.__name__  # a Ray cluster example is in docs/scale.md
-    'scan_dataset'
+    >>> hack_scan_dataset.__name__  # a Ray cluster example is in docs/scale.md
+    'hack_scan_dataset'
     """
     require_ray()
     if not is_dataset(rows):

@@ -24,20 +24,30 @@ type TextFeaturesOut<'py> = (
     Bound<'py, PyAny>,
 );
 
-/// hack_scan's text features: `(counts, vocab, ptr, rows)` (see `_native.pyi`).
+/// hack_scan's text features: `(counts, vocab, ptr, rows)` (see `_native.pyi`); `lower`
+/// lowercases the texts first (by the pinned table, on every core).
 #[pyfunction]
+#[pyo3(signature = (texts, final_chars, top, lower = false))]
 pub(super) fn hack_text_features<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     final_chars: &Bound<'py, PyAny>,
     top: &Bound<'py, PyAny>,
+    lower: bool,
 ) -> PyResult<TextFeaturesOut<'py>> {
     let texts = checked_texts(texts)?;
     let final_chars = int_buffer(final_chars)?;
     require_int(top, "top")?;
     let top: i64 = top.extract()?;
     let views = wtf8_texts(&texts)?;
-    let got = py.detach(|| crate::hack_text::hack_text_features(&views, &final_chars, top))?;
+    let got = py.detach(|| {
+        if lower {
+            let lowered = crate::hack_text::lower::lower_texts(&views);
+            crate::hack_text::hack_text_features(&lowered, &final_chars, top)
+        } else {
+            crate::hack_text::hack_text_features(&views, &final_chars, top)
+        }
+    })?;
     let vocab = PyList::empty(py);
     for term in &got.vocab {
         vocab.append(term_str(py, term)?)?;

@@ -8,11 +8,14 @@
 //! [`Conjoin`] search, every permutation also repeats the caller's conjunction search on its
 //! shuffled reward, so the floor holds the chosen conjunctions to the same choice.
 
+mod checks;
 mod kernel;
+
+pub use checks::{check_columns, check_conjoin, check_input};
 
 use std::collections::BTreeMap;
 
-use crate::error::{float_repr, CoreError};
+use crate::error::CoreError;
 use kernel::{block_partials, scan_dispatch, Columns};
 
 /// A sparse matrix in CSR form with one group id and one reward per row.
@@ -37,24 +40,6 @@ pub struct Conjoin<'a> {
     pub top: usize,
 }
 
-/// Check the conjunction candidates: column ids in `[0, n_features)`, none repeated.
-pub fn check_conjoin(columns: &[i64], n_features: usize) -> Result<(), CoreError> {
-    let mut seen = std::collections::BTreeSet::new();
-    for (k, &j) in columns.iter().enumerate() {
-        if j < 0 || j as u64 >= n_features as u64 {
-            return Err(CoreError::Value(format!(
-                "conjoin[{k}] = {j} is outside [0, {n_features})"
-            )));
-        }
-        if !seen.insert(j) {
-            return Err(CoreError::Value(format!(
-                "conjoin[{k}] = {j} repeats an earlier column"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Python's `min(1.0, max(-1.0, x))` (NaN-aware the way Python's builtins are).
 #[inline]
 fn clamp_unit(x: f64) -> f64 {
@@ -64,56 +49,6 @@ fn clamp_unit(x: f64) -> f64 {
     } else {
         1.0
     }
-}
-
-/// Check the shapes and values, in the pure backend's order and words.
-pub fn check_input(input: &ScanInput<'_>) -> Result<(), CoreError> {
-    let value = |msg: String| Err(CoreError::Value(msg));
-    let n_rows = input.groups.len();
-    if input.reward.len() != n_rows {
-        return value(format!(
-            "reward has {} values but groups has {n_rows}",
-            input.reward.len()
-        ));
-    }
-    if input.indptr.len() != n_rows + 1 || input.indptr[0] != 0 {
-        return value(format!(
-            "indptr must have {} entries starting at 0, got {}",
-            n_rows + 1,
-            input.indptr.len()
-        ));
-    }
-    let last = input.indptr[n_rows];
-    if input.indices.len() != input.values.len() || last != input.indices.len() as i64 {
-        return value(format!(
-            "indices ({}) and values ({}) must both have indptr[-1] ({last}) entries",
-            input.indices.len(),
-            input.values.len()
-        ));
-    }
-    for i in 0..n_rows {
-        if input.indptr[i + 1] < input.indptr[i] {
-            return value(format!("indptr must not decrease (at row {i})"));
-        }
-        if input.groups[i] < 0 {
-            return value(format!("groups[{i}] must be >= 0, got {}", input.groups[i]));
-        }
-        if !input.reward[i].is_finite() {
-            return value(format!(
-                "reward[{i}] must be finite, got {}",
-                float_repr(input.reward[i])
-            ));
-        }
-    }
-    for (k, &j) in input.indices.iter().enumerate() {
-        if j < 0 || j as u64 >= input.n_features as u64 {
-            return value(format!(
-                "indices[{k}] = {j} is outside [0, {})",
-                input.n_features
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn sequential_mean(values: impl Iterator<Item = f64>) -> f64 {
@@ -162,76 +97,6 @@ pub struct ColumnInput<'a, R> {
     pub values: &'a [f64],
     pub groups: &'a [i64],
     pub reward: &'a [f64],
-}
-
-/// Check a column-major input, in the pure backend's order and words.
-pub fn check_columns<R: RowId + Into<i64>>(input: &ColumnInput<'_, R>) -> Result<(), CoreError> {
-    let value = |msg: String| Err(CoreError::Value(msg));
-    let n_rows = input.groups.len();
-    if input.reward.len() != n_rows {
-        return value(format!(
-            "reward has {} values but groups has {n_rows}",
-            input.reward.len()
-        ));
-    }
-    let partition = |ptr: &[i64], len: usize| {
-        ptr.first() == Some(&0)
-            && ptr.windows(2).all(|w| w[0] <= w[1])
-            && ptr.last().map(|&l| l as u64) == Some(len as u64)
-    };
-    if !partition(input.ptr, input.rows.len()) {
-        return value(format!(
-            "ptr must run from 0 to len(rows) ({}) without decreasing",
-            input.rows.len()
-        ));
-    }
-    if input.vptr.len() != input.ptr.len() || !partition(input.vptr, input.values.len()) {
-        return value(format!(
-            "vptr must have {} entries running from 0 to len(values) ({}) without decreasing",
-            input.ptr.len(),
-            input.values.len()
-        ));
-    }
-    for j in 0..input.ptr.len() - 1 {
-        let (lo, hi) = (input.ptr[j] as usize, input.ptr[j + 1] as usize);
-        let n_values = input.vptr[j + 1] - input.vptr[j];
-        if n_values != 0 && n_values as usize != hi - lo {
-            return value(format!(
-                "column {j} has {} rows but {n_values} values (give one per row, or none for 1.0)",
-                hi - lo
-            ));
-        }
-        let mut last = -1i64;
-        for k in lo..hi {
-            let r: i64 = input.rows[k].into();
-            if r < 0 || r as u64 >= n_rows as u64 {
-                return value(format!("rows[{k}] = {r} is outside [0, {n_rows})"));
-            }
-            if r <= last {
-                return value(format!("rows[{k}] = {r} does not ascend within column {j}"));
-            }
-            last = r;
-        }
-    }
-    check_rows(input.groups, input.reward)
-}
-
-/// Every group id >= 0 and every reward finite.
-fn check_rows(groups: &[i64], reward: &[f64]) -> Result<(), CoreError> {
-    for (i, (&g, &r)) in groups.iter().zip(reward).enumerate() {
-        if g < 0 {
-            return Err(CoreError::Value(format!(
-                "groups[{i}] must be >= 0, got {g}"
-            )));
-        }
-        if !r.is_finite() {
-            return Err(CoreError::Value(format!(
-                "reward[{i}] must be finite, got {}",
-                float_repr(r)
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Asks per block: ask `g` is in block `g / BLOCK`. Every sum across asks runs within a block
@@ -464,97 +329,4 @@ pub fn partials_checked<R: RowId + Into<i64>>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn docstring_example() {
-        let input = ScanInput {
-            indptr: &[0, 1, 1, 1, 2],
-            indices: &[0, 0],
-            values: &[1.0, 1.0],
-            n_features: 1,
-            groups: &[0, 0, 1, 1],
-            reward: &[1.0, 0.0, 0.0, 1.0],
-        };
-        let (rho, floor, support) = within_group_scan(&input, 2, 0, &Conjoin::default()).unwrap();
-        assert_eq!(rho, vec![1.0]);
-        assert_eq!(floor.len(), 2);
-        assert_eq!(support, vec![4]);
-    }
-
-    #[test]
-    fn columns_give_the_csr_results() {
-        // Feature 0 binary (rows only) on rows 0 and 3, feature 1 valued on rows 1 and 3.
-        let csr = ScanInput {
-            indptr: &[0, 1, 2, 2, 4],
-            indices: &[0, 1, 0, 1],
-            values: &[1.0, 2.0, 1.0, 0.5],
-            n_features: 2,
-            groups: &[0, 0, 1, 1],
-            reward: &[1.0, 0.0, 0.0, 1.0],
-        };
-        let columns = ColumnInput {
-            ptr: &[0, 2, 4],
-            rows: &[0i32, 3, 1, 3],
-            vptr: &[0, 0, 2],
-            values: &[2.0, 0.5],
-            groups: &[0, 0, 1, 1],
-            reward: &[1.0, 0.0, 0.0, 1.0],
-        };
-        let search = Conjoin {
-            columns: &[0, 1],
-            top: 2,
-        };
-        let want = within_group_scan(&csr, 9, 3, &search).unwrap();
-        let got = within_group_scan_columns(&columns, 9, 3, &search).unwrap();
-        assert_eq!(got, want);
-    }
-
-    #[test]
-    fn uniform_groups_take_no_part() {
-        let input = ScanInput {
-            indptr: &[0, 1, 1],
-            indices: &[0],
-            values: &[1.0],
-            n_features: 1,
-            groups: &[0, 0],
-            reward: &[1.0, 1.0],
-        };
-        let (rho, floor, support) = within_group_scan(&input, 3, 0, &Conjoin::default()).unwrap();
-        assert_eq!((rho, floor, support), (vec![0.0], vec![0.0; 3], vec![0]));
-    }
-
-    #[test]
-    fn partials_name_each_block_with_a_row() {
-        // Asks 3 and 2000 are mixed (blocks 0 and 1); ask 5000 (block 4) has one row.
-        let input = ColumnInput {
-            ptr: &[0, 2],
-            rows: &[0i64, 2],
-            vptr: &[0, 0],
-            values: &[],
-            groups: &[3, 3, 2000, 2000, 5000],
-            reward: &[1.0, 0.0, 1.0, 0.0, 1.0],
-        };
-        let got = within_group_scan_partials(&input, 3, 1).unwrap();
-        assert_eq!(got.blocks, vec![0, 1, 4]);
-        assert_eq!(got.var_r, vec![0.5, 0.5, 0.0]);
-        assert_eq!(got.support, vec![2, 2, 0]);
-        assert_eq!(got.cov, vec![0.5, 0.5, 0.0]);
-        assert_eq!(got.perm_cov.len(), 9);
-    }
-
-    #[test]
-    fn bad_index_is_named() {
-        let input = ScanInput {
-            indptr: &[0, 1],
-            indices: &[5],
-            values: &[1.0],
-            n_features: 2,
-            groups: &[0],
-            reward: &[1.0],
-        };
-        let err = within_group_scan(&input, 0, 0, &Conjoin::default()).unwrap_err();
-        assert_eq!(err.to_string(), "indices[0] = 5 is outside [0, 2)");
-    }
-}
+mod tests;

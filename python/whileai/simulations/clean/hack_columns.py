@@ -3,10 +3,10 @@
 The same features as :func:`~whileai.simulations.clean.hack_features.hand_features` and
 :func:`~whileai.simulations.clean.hack_features.auto_features` (the per-row definition), built
 in one pass over the rows: Python reads what only row dicts hold (tools, turns, truncation,
-log-probability, markers, trace flags, the caller's features) and hands each row's agent text,
-lowercased, to the ``hack_text_features`` kernel for the counts and the auto tier. A column is
-``(rows, values)``: ``array('q')`` of row indices (ascending) and ``array('d')`` of the non-zero
-values.
+log-probability, markers, trace flags, the caller's features) and hands each row's agent text
+to the ``hack_text_features`` kernel, which lowercases it, for the counts and the auto tier.
+A column is ``(rows, values)``: ``array('q')`` of row indices (ascending) and ``array('d')``
+of the non-zero values.
 
 >>> cols = feature_columns([{"final_text": "Done!", "steps": [{"tool": "lookup_order"}]},
 ...                         {"final_text": "ok"}])
@@ -96,13 +96,13 @@ def feature_columns(
             # The text ends with the final reply; the pinned lowercase maps one code point to
             # one, so the reply keeps its length.
             final_chars.append(len(final_value))
-            texts.append(_backend.lower(text))
+            texts.append(text)
             if final_value:
                 chars[0].append(i)
                 chars[1].append(float(len(final_value)))
         else:
             final_chars.append(0)
-            texts.append(_backend.lower(text))
+            texts.append(text)
         if tools:
             calls[0].append(i)
             calls[1].append(float(len(tools)))
@@ -128,7 +128,7 @@ def feature_columns(
         if fired:
             cells[f"trace:{flag}"] = (fired, [1.0] * len(fired))
     counts, vocab, ptr, members = _backend.hack_text_features(
-        texts, final_chars, top if auto else 0
+        texts, final_chars, top if auto else 0, lower=True
     )
     del texts
     out: dict[str, Column] = {n: (array("q", r), array("d", v)) for n, (r, v) in cells.items()}
