@@ -106,7 +106,9 @@ pub struct NgramIndex {
     size: usize,
     exact: FastMap<u64, u64>,
     /// N-gram hash -> the range of its eval ids in `ids`.
-    postings: FastMap<u64, (u32, u32)>,
+    /// With the range, its first id when it is the only one (else [`SEVERAL`]): most n-grams
+    /// are in one eval text, and reading the id here spares a load from `ids`.
+    postings: FastMap<u64, (u32, u32, u32)>,
     ids: Vec<u64>,
     /// A Bloom filter of the n-gram hashes: most n-grams of a train text are in no eval text,
     /// and this answers them from a small table instead of a lookup in the large map.
@@ -115,6 +117,19 @@ pub struct NgramIndex {
     /// for n above [`PREFIX`]; built with the index (`None` in an index read from bytes, which
     /// does not hold them: the same answers, without the shortcut).
     prefix: Option<Filter>,
+}
+
+/// A posting's third value when it holds several ids (or one too large for 32 bits).
+const SEVERAL: u32 = u32::MAX;
+
+/// The value of a posting: its range in `ids` and its only id, if it has one.
+fn posting(ids: &[u64], lo: u32, hi: u32) -> (u32, u32, u32) {
+    let only = if hi == lo.wrapping_add(1) {
+        u32::try_from(ids[lo as usize]).unwrap_or(SEVERAL)
+    } else {
+        SEVERAL
+    };
+    (lo, hi, only)
 }
 
 /// Too many postings for the index's 32-bit offsets.
@@ -177,15 +192,15 @@ impl NgramIndex {
             let (Ok(lo), Ok(hi)) = range else {
                 return Err(too_large());
             };
-            index.postings.insert(h, (lo, hi));
+            index.postings.insert(h, posting(&index.ids, lo, hi));
             start = end;
         }
         index.build_filter();
         if n > PREFIX {
             prefixes.par_sort_unstable();
             prefixes.dedup();
-            // About 16 bits per prefix (at most 2 MiB): ~6% of absent prefixes pass.
-            index.prefix = Some(Filter::new(prefixes.into_iter(), 16, 1 << 24));
+            // About 8 bits per prefix (at most 1 MiB): ~12% of absent prefixes pass.
+            index.prefix = Some(Filter::new(prefixes.into_iter(), 8, 1 << 23));
         }
         Ok(index)
     }
@@ -270,10 +285,15 @@ impl NgramIndex {
             }
             candidates.retain(|&(_, h)| self.filter.may_hold(h));
             for &(pos, h) in candidates.iter() {
-                let Some(&(lo, hi)) = self.postings.get(&h) else {
+                let Some(&(lo, hi, only)) = self.postings.get(&h) else {
                     continue;
                 };
-                let ids = &self.ids[lo as usize..hi as usize];
+                let one = [u64::from(only)];
+                let ids = if only == SEVERAL {
+                    &self.ids[lo as usize..hi as usize]
+                } else {
+                    &one[..]
+                };
                 let stop = pos + n;
                 for &eval_id in ids {
                     let entry = hits.entry(eval_id).or_insert((0, 0, pos));

@@ -2,7 +2,7 @@
 //! arrays behind a fixed header, the same bytes in both backends, so an index pickles across
 //! them.
 
-use super::{too_large, NgramIndex};
+use super::{posting, too_large, NgramIndex};
 use crate::error::CoreError;
 
 const MAGIC: &[u8; 8] = b"WNGRAM01";
@@ -20,7 +20,7 @@ impl NgramIndex {
         let n_ids: usize = self
             .postings
             .values()
-            .map(|&(lo, hi)| (hi - lo) as usize)
+            .map(|&(lo, hi, _)| (hi - lo) as usize)
             .sum();
         let body = 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
         let mut out = Vec::with_capacity(HEADER_LEN + 8 * body);
@@ -43,7 +43,7 @@ impl NgramIndex {
         let ranges: Vec<(usize, usize)> = grams
             .iter()
             .map(|h| {
-                let (lo, hi) = self.postings[h];
+                let (lo, hi, _) = self.postings[h];
                 (lo as usize, hi as usize)
             })
             .collect();
@@ -103,14 +103,17 @@ impl NgramIndex {
         if postings.len() > u32::MAX as usize {
             return Err(too_large());
         }
-        for (k, &h) in grams.iter().enumerate() {
-            let (lo, hi) = (offsets[k], offsets[k + 1]);
-            if lo > hi || hi > postings.len() as u64 {
-                return Err(corrupt());
-            }
-            index.postings.insert(h, (lo as u32, hi as u32));
+        if offsets
+            .windows(2)
+            .any(|w| w[0] > w[1] || w[1] > postings.len() as u64)
+        {
+            return Err(corrupt());
         }
         index.ids = postings.to_vec();
+        for (k, &h) in grams.iter().enumerate() {
+            let value = posting(&index.ids, offsets[k] as u32, offsets[k + 1] as u32);
+            index.postings.insert(h, value);
+        }
         index.build_filter();
         Ok(index)
     }

@@ -5,11 +5,22 @@
 //! loop below gives the tokens [`crate::tokenize::for_each_raw_token`] gives (a test compares
 //! them on every ASCII byte) without its per-token dispatch.
 
-use crate::hash::{hash64, hash64_ascii_lower};
+use crate::hash::{hash64, hash64_ascii_lower_in};
 use crate::tokenize::for_each_raw_token;
 
 /// Lowercases an ASCII letter and leaves a digit as it is.
 const ASCII_LOWER_BIT: u8 = 0x20;
+
+/// Per byte: an ASCII letter or digit (the bytes an ASCII token is made of).
+static ALNUM: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
 
 /// A text's tokens, read once for every rule: the normalised form (the lowercase tokens joined
 /// by one space), each token's byte span in it, and each token's `hash64`.
@@ -34,7 +45,7 @@ impl Tokens {
     }
 
     /// The shared rule's reading, through [`for_each_raw_token`].
-    fn read_general(&mut self, text: &str) {
+    pub(super) fn read_general(&mut self, text: &str) {
         for_each_raw_token(text, |token, _| {
             if !self.joined.is_empty() {
                 self.joined.push(b' ');
@@ -47,29 +58,33 @@ impl Tokens {
     }
 
     fn read_ascii(&mut self, bytes: &[u8]) {
-        self.joined.reserve(bytes.len() + 1);
+        self.joined.reserve(bytes.len());
         let n = bytes.len();
         let mut i = 0;
+        let mut len = 0;
         loop {
-            while i < n && !bytes[i].is_ascii_alphanumeric() {
+            while i < n && !ALNUM[bytes[i] as usize] {
                 i += 1;
             }
             if i == n {
-                return;
+                break;
             }
             let start = i;
-            while i < n && bytes[i].is_ascii_alphanumeric() {
+            while i < n && ALNUM[bytes[i] as usize] {
                 i += 1;
             }
             let token = &bytes[start..i];
-            if !self.joined.is_empty() {
+            if len > 0 {
                 self.joined.push(b' ');
+                len += 1;
             }
-            let at = self.joined.len();
-            self.joined
-                .extend(token.iter().map(|&c| c | ASCII_LOWER_BIT));
-            self.spans.push((at, self.joined.len()));
-            self.hashes.push(hash64_ascii_lower(token));
+            self.spans.push((len, len + token.len()));
+            self.joined.extend_from_slice(token);
+            self.joined[len..]
+                .iter_mut()
+                .for_each(|c| *c |= ASCII_LOWER_BIT);
+            len += token.len();
+            self.hashes.push(hash64_ascii_lower_in(bytes, start, i));
         }
     }
 
