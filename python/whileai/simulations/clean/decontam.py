@@ -11,10 +11,14 @@ Rules, in order; a row stops at the first that fires:
 4. ``semantic`` (only with ``embedder=``): cosine similarity at or above ``similarity``.
 
 Prompts are checked against eval prompts; any other field (a reply) against eval answers and
-references, never eval replies. The eval set is indexed once (:func:`build_eval_index`); train
-rows stream through in chunks, so a JSONL file larger than memory works with ``output=``: the
-file is read ahead on a background thread while the previous chunk is checked, and a kept row
-is written back as the line it was read from.
+references, never eval replies. This module is the edge: ``against=`` is resolved here
+(platform dataset ids pulled, JSONL paths read) into one :class:`EvalIndex`
+(:func:`resolve_against`), and train files are read and written here; the stage itself
+(:mod:`~whileai.simulations.clean.decontam_check`) sees rows only. A list of rows goes to the
+backend a chunk at a time (the texts read out of the dicts natively, the kept rows handed back);
+a JSONL file larger than memory works with ``output=``: it is read ahead on a background thread
+while the previous block is checked, and a kept row is written back as the line it was read
+from (:mod:`~whileai.simulations.clean.decontam_lines`).
 
 >>> clean, report = decontaminate(
 ...     [{"prompt": "Where is my order 4412?"}, {"prompt": "Refund my blender please"}],
