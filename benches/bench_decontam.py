@@ -13,7 +13,12 @@ A second line, ``decontaminate``, times the public call end to end on 20,000 tra
 in full in a child process with ``WHILEAI_PURE=1``; the two reports and kept rows must hash the
 same. Target: speedup >= 100.
 
+A third line with ``--stream``, ``decontaminate_stream``: a JSONL file of 1,000,000 train rows
+against 10,000 eval rows (``bench_large.py``'s data; ``--quick``: 100,000) to a JSONL file,
+native only, once (time, CPU time, yardstick, load, report sha256). Target: <= 5 s.
+
     .venv/bin/python benches/bench_decontam.py [--quick] [--pure-sample 0.2] [--repeats 3]
+    .venv/bin/python benches/bench_decontam.py --stream [--quick]
 """
 
 from __future__ import annotations
@@ -110,6 +115,28 @@ def e2e_line(args: Any) -> None:
     line(name, size, pure["seconds"], native_s, [None], note)
 
 
+def stream_line(quick: bool) -> None:
+    """Time the streamed file-to-file call once (native), on ``bench_large.py``'s data."""
+    import tempfile
+    from pathlib import Path
+
+    import whileai.simulations as zps
+    from bench_large import write_sets
+
+    n_train, n_eval = (100_000, 10_000) if quick else (1_000_000, 10_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        train, evals = write_sets(Path(tmp), n_train, n_eval)
+        cpu, start = time.process_time(), time.perf_counter()
+        _, report = zps.decontaminate(str(train), against=[str(evals)],
+                                      output=str(Path(tmp) / "clean.jsonl"), progress=False)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    report = {k: v for k, v in report.items() if k != "output"}  # a temp path
+    digest = hashlib.sha256(json.dumps(report, sort_keys=True).encode()).hexdigest()
+    print(f"decontaminate_stream,{n_train}x{n_eval},,{seconds:.3f},,,{report['dropped']} "
+          f"dropped; report sha256 {digest[:12]}; cpu {cpu:.2f}s; yardstick "
+          f"{yardstick_ms():.1f} ms; load {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     p = parser(__doc__)
     p.add_argument("--pure-sample", type=float, default=0.2)
@@ -118,7 +145,13 @@ def main() -> None:
     p.add_argument("--vocab", type=int, default=0,
                    help="end to end on texts from this many words, 5%% planted copies "
                         "(issue 38: 5000); 0: the mixed texts of the scan line")
+    p.add_argument("--stream", action="store_true",
+                   help="time the streamed JSONL file line (1,000,000 x 10,000) only")
     args = p.parse_args()
+    if args.stream:
+        header(["rust_words_per_s"])
+        stream_line(args.quick)
+        return
     if args.e2e_child or args.only_e2e:
         if args.only_e2e:
             header(["rust_words_per_s"])

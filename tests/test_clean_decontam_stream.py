@@ -12,7 +12,7 @@ import pytest
 
 from whileai.errors import RowError
 from whileai.simulations.clean.decontam import decontaminate
-from whileai.simulations.clean.decontam_stream import passthrough, read_ahead, row_batches
+from whileai.simulations.clean.decontam_lines import passthrough, read_ahead, row_batches
 
 EVAL = "where is my order 4412 it was due yesterday and nobody answered my emails"
 

@@ -335,7 +335,6 @@ UNEXPLAINED: dict[str, int] = {
     "whileai.platform.push": 3,
     "whileai.platform.resolve": 1,
     "whileai.rows.outbound": 2,
-    "whileai.scale.decontam": 4,
     "whileai.scale.simulate": 3,
     "whileai.server.migrations.versions.0007_span_proto": 1,
     "whileai.server.pages.comparison": 1,

@@ -6,7 +6,7 @@ Every function has exactly the signature and semantics of its pure twin in ``whi
 
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import final
+from typing import Any, final
 
 __all__ = [
     "EMBEDDER_NAME",
@@ -243,7 +243,8 @@ def trace_masks(
 
 @final
 class DecontamLines:
-    """The decontamination rules over blocks of JSONL lines (docs/kernels.md, "N-grams")."""
+    """The decontamination rules over row dicts or blocks of JSONL lines (docs/kernels.md,
+    "N-grams")."""
 
     def __new__(
         cls,
@@ -268,3 +269,17 @@ class DecontamLines:
         int,
         list[tuple[int, str, int, int, int, int, list[str], str]],
     ]: ...
+    def check_rows(self, rows: list[dict[str, Any]], examples: int) -> tuple[
+        bytes,
+        list[dict[str, Any]],
+        list[int],
+        list[list[int]],
+        list[int],
+        int,
+        list[tuple[int, str, int, int, int, int, list[str], str]],
+    ]:
+        """Check row dicts: (status, kept rows, by_rule, by_field, missing, short_texts, drops).
+
+        Raises:
+            TypeError: an item of ``rows`` is not a dict.
+        """

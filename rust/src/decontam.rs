@@ -1,5 +1,7 @@
-//! Decontamination rules over a block of JSONL lines (docs/kernels.md, "N-grams").
+//! Decontamination rules over rows and blocks of JSONL lines (docs/kernels.md, "N-grams").
 //!
+//! [`LineRules::check_rows`] applies the `same_task`, `verbatim` and `near` rules to rows whose
+//! checked fields the caller read (one tokenisation per text), rows split across threads.
 //! [`LineRules::check_block`] splits a block of whole lines, reads the checked fields of each
 //! line ([`crate::jsonl::read_fields`]), applies the `same_task`, `verbatim` and `near` rules
 //! (one tokenisation per text), lines split across threads, and returns the counts, the kept
@@ -12,7 +14,9 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use crate::jsonl::{has_byte, read_fields, Field};
+use crate::jsonl::Field;
+
+mod lines;
 use crate::ngram::{NgramIndex, Scratch};
 
 /// Per-line status bytes of a [`Block`].
@@ -22,6 +26,8 @@ pub const DROPPED: u8 = 2;
 pub const DEFERRED: u8 = 3;
 
 const MIN_LINES_PER_TASK: usize = 64;
+/// The most fields one set of rules checks (a row's missing fields are bits of a `u64`).
+pub const MAX_FIELDS: usize = 64;
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Which rule dropped a row.
@@ -85,7 +91,8 @@ pub struct LineRules {
     fields: Vec<String>,
     /// Per field, the index it is checked against (None: the eval set has no such texts).
     indexes: Vec<Option<NgramIndex>>,
-    task_ids: HashSet<String>,
+    /// The eval task ids: `scenario_id` values, then `task_id` values.
+    task_ids: [HashSet<String>; 2],
     overlap: f64,
     n: usize,
     /// The keys read from each line: the fields, then `scenario_id` and `task_id`.
@@ -113,10 +120,18 @@ impl LineRules {
         };
         let field_slot = fields.iter().map(|f| slot(f)).collect();
         let task_slot = [slot("scenario_id"), slot("task_id")];
+        let mut by_key = [HashSet::new(), HashSet::new()];
+        for id in task_ids {
+            if let Some(value) = id.strip_prefix("scenario_id:") {
+                by_key[0].insert(value.to_string());
+            } else if let Some(value) = id.strip_prefix("task_id:") {
+                by_key[1].insert(value.to_string());
+            }
+        }
         LineRules {
             fields,
             indexes,
-            task_ids,
+            task_ids: by_key,
             overlap,
             n,
             keys,
@@ -125,37 +140,41 @@ impl LineRules {
         }
     }
 
-    /// Check every line of `block` (whole lines; the last may lack its newline); keep the
-    /// details of at most `examples` drops.
-    pub fn check_block(&self, block: &[u8], examples: usize) -> Block {
-        let mut spans = Vec::new();
-        let mut start = 0;
-        while start < block.len() {
-            let end = block[start..]
-                .iter()
-                .position(|&c| c == b'\n')
-                .map_or(block.len(), |k| start + k + 1);
-            spans.push((start, end));
-            start = end;
-        }
-        let keys: Vec<&str> = self.keys.iter().map(String::as_str).collect();
-        let outcomes: Vec<Outcome> = spans
-            .par_iter()
+    /// The keys a row is read by, in the order [`LineRules::check_rows`] takes its values:
+    /// the fields, then `scenario_id` and `task_id` (each once).
+    pub fn keys(&self) -> &[String] {
+        &self.keys
+    }
+
+    /// Check rows already read: row `i`'s value for key `k` of [`LineRules::keys`] is
+    /// `values[i * keys + k]`. Rows split across threads; every row is decided (`KEPT` or
+    /// `DROPPED`), and `kept` stays empty (the caller holds the rows).
+    pub fn check_rows(&self, values: &[Field<'_>], examples: usize) -> Block {
+        let width = self.keys.len().max(1);
+        let outcomes: Vec<Outcome> = values
+            .par_chunks(width)
             .with_min_len(MIN_LINES_PER_TASK)
-            .map_init(
-                || (Scratch::default(), Vec::new()),
-                |(scratch, values), &(a, b)| self.line(&block[a..b], &keys, values, scratch),
-            )
+            .map_init(Scratch::default, |scratch, row| self.row(row, scratch))
             .collect();
+        self.tally(outcomes, examples, |_, _| {})
+    }
+
+    /// The block of `outcomes` in order: statuses, counts and the first `examples` drops;
+    /// `keep(kept, line)` adds a kept line's bytes.
+    fn tally(
+        &self,
+        outcomes: Vec<Outcome>,
+        examples: usize,
+        mut keep: impl FnMut(&mut Vec<u8>, usize),
+    ) -> Block {
         let fields = self.fields.len();
         let mut out = Block {
-            status: Vec::with_capacity(spans.len()),
-            kept: Vec::with_capacity(block.len() + 1),
+            status: Vec::with_capacity(outcomes.len()),
             by_field: vec![[0; 2]; fields],
             missing: vec![0; fields],
             ..Block::default()
         };
-        for (line, (outcome, &(a, b))) in outcomes.into_iter().zip(&spans).enumerate() {
+        for (line, outcome) in outcomes.into_iter().enumerate() {
             match outcome {
                 Outcome::Blank => out.status.push(BLANK),
                 Outcome::Deferred => {
@@ -171,32 +190,25 @@ impl LineRules {
                     for (f, count) in out.missing.iter_mut().enumerate() {
                         *count += usize::from(missing >> f & 1 == 1);
                     }
-                    match drop {
-                        None => {
-                            out.status.push(KEPT);
-                            let text = &block[a..b];
-                            out.kept.extend_from_slice(text);
-                            if !text.ends_with(b"\n") {
-                                out.kept.push(b'\n');
-                            }
+                    let Some(drop) = drop else {
+                        out.status.push(KEPT);
+                        keep(&mut out.kept, line);
+                        continue;
+                    };
+                    out.status.push(DROPPED);
+                    match drop.rule {
+                        Rule::SameTask => out.by_rule[0] += 1,
+                        Rule::Verbatim => {
+                            out.by_rule[1] += 1;
+                            out.by_field[drop.field][0] += 1;
                         }
-                        Some(drop) => {
-                            out.status.push(DROPPED);
-                            match drop.rule {
-                                Rule::SameTask => out.by_rule[0] += 1,
-                                Rule::Verbatim => {
-                                    out.by_rule[1] += 1;
-                                    out.by_field[drop.field][0] += 1;
-                                }
-                                Rule::Near => {
-                                    out.by_rule[2] += 1;
-                                    out.by_field[drop.field][1] += 1;
-                                }
-                            }
-                            if out.drops.len() < examples {
-                                out.drops.push((line, drop));
-                            }
+                        Rule::Near => {
+                            out.by_rule[2] += 1;
+                            out.by_field[drop.field][1] += 1;
                         }
+                    }
+                    if out.drops.len() < examples {
+                        out.drops.push((line, drop));
                     }
                 }
             }
@@ -204,31 +216,16 @@ impl LineRules {
         out
     }
 
-    fn line<'a>(
-        &self,
-        line: &'a [u8],
-        keys: &[&str],
-        values: &mut Vec<Field<'a>>,
-        scratch: &mut Scratch,
-    ) -> Outcome {
-        // Python's `bytes.decode().isspace()` over ASCII: tab to carriage return, 0x1c-0x1f, space.
-        if line.iter().all(|&c| matches!(c, 9..=13 | 28..=32)) {
-            return Outcome::Blank;
-        }
-        if self.fields.len() > 64 || needs_python(line) {
-            return Outcome::Deferred;
-        }
-        let Ok(text) = std::str::from_utf8(line) else {
-            return Outcome::Deferred;
-        };
-        if !read_fields(text, keys, values) {
+    /// The rules over one row's values (in the order of [`LineRules::keys`]).
+    fn row(&self, values: &[Field<'_>], scratch: &mut Scratch) -> Outcome {
+        if self.fields.len() > MAX_FIELDS {
             return Outcome::Deferred;
         }
         let (mut missing, mut short) = (0u64, 0u32);
-        if !self.task_ids.is_empty() {
-            for (which, prefix) in ["scenario_id:", "task_id:"].into_iter().enumerate() {
+        if self.task_ids.iter().any(|ids| !ids.is_empty()) {
+            for (which, ids) in self.task_ids.iter().enumerate() {
                 if let Field::Text(value) = &values[self.task_slot[which]] {
-                    if self.task_ids.contains(&format!("{prefix}{value}")) {
+                    if ids.contains(value.as_ref()) {
                         let drop = Drop {
                             rule: Rule::SameTask,
                             field: which,
@@ -305,92 +302,4 @@ impl LineRules {
 /// Unicode).
 fn py_space(c: char) -> bool {
     crate::hack_text::char_flags(c as u32) & crate::pychars::SPACE != 0
-}
-
-/// Whether a line needs Python's reader: a carriage return, a byte-order mark, or `NaN` /
-/// `Infinity` anywhere (Python accepts those constants; such a kept line is re-encoded).
-fn needs_python(line: &[u8]) -> bool {
-    let hit = |i: usize| match line[i] {
-        b'\r' => true,
-        b'N' => line[i..].starts_with(b"NaN"),
-        b'I' => line[i..].starts_with(b"Infinity"),
-        0xEF => line[i..].starts_with(BOM),
-        _ => false,
-    };
-    let mut at = 0;
-    // Eight bytes at a time; a word holding none of the four first bytes needs no closer look.
-    while let Some(word) = line.get(at..at + 8) {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let maybe = has_byte(w, b'\r') | has_byte(w, b'N') | has_byte(w, b'I') | has_byte(w, 0xEF);
-        if maybe != 0 && (at..at + 8).any(hit) {
-            return true;
-        }
-        at += 8;
-    }
-    (at..line.len()).any(hit)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rules(task_ids: &[&str]) -> LineRules {
-        let index = NgramIndex::new(&["where is my order 4412 it was due"], 3).unwrap();
-        LineRules::new(
-            vec!["prompt".into()],
-            vec![Some(index)],
-            task_ids.iter().map(|s| s.to_string()).collect(),
-            0.8,
-            3,
-        )
-    }
-
-    #[test]
-    fn lines_for_python_are_found_at_every_offset() {
-        for at in 0..20 {
-            let pad = "x".repeat(at);
-            for special in ["\r", "NaN", "Infinity", "\u{feff}"] {
-                assert!(
-                    needs_python(format!("{pad}{special}{pad}").as_bytes()),
-                    "{at}"
-                );
-            }
-            assert!(!needs_python(
-                format!("{pad}Na Infinit I N {pad}").as_bytes()
-            ));
-        }
-    }
-
-    #[test]
-    fn decides_plain_lines_and_defers_the_rest() {
-        let block = concat!(
-            "{\"prompt\": \"Where is my order 4412, it was due?\"}\n",
-            "  \n",
-            "{\"prompt\": \"refund my blender\", \"task_id\": \"t1\"}\n",
-            "{\"prompt\": \"hi\"}\n",
-            "{\"prompt\": NaN}\n",
-            "{\"prompt\": \"x\"}\r\n",
-            "not json\n",
-            "{\"task_id\": \"t9\", \"prompt\": \"a b c\"}\n",
-            "{\"prompt\": \" \\u3000\"}",
-        );
-        let got = rules(&["task_id:t9"]).check_block(block.as_bytes(), 5);
-        assert_eq!(
-            got.status,
-            [DROPPED, BLANK, KEPT, KEPT, DEFERRED, DEFERRED, DEFERRED, DROPPED, KEPT]
-        );
-        assert_eq!(got.by_rule, [1, 1, 0]);
-        assert_eq!(got.missing, [1]);
-        assert_eq!(got.short_texts, 1);
-        let kept =
-            "{\"prompt\": \"refund my blender\", \"task_id\": \"t1\"}\n{\"prompt\": \"hi\"}\n";
-        assert_eq!(
-            got.kept,
-            format!("{kept}{{\"prompt\": \" \\u3000\"}}\n").as_bytes()
-        );
-        assert_eq!(got.kept_at, [kept.len(); 3]);
-        assert_eq!(got.drops[0].0, 0);
-        assert_eq!(got.drops[0].1.rule, Rule::Verbatim);
-        assert_eq!((got.drops[1].0, got.drops[1].1.matched.as_str()), (7, "t9"));
-    }
 }

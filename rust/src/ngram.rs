@@ -12,15 +12,23 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rayon::prelude::*;
 
 use crate::error::CoreError;
-use crate::hash::{hash64, pair64};
+use crate::hash::pair64;
 use crate::rng::GOLDEN;
-use crate::tokenize::for_each_raw_token;
 
-const MAGIC: &[u8; 8] = b"WNGRAM01";
-/// The header's counts after the magic: n, size, exact entries, grams, posting ids.
-const HEADER_WORDS: usize = 5;
-const HEADER_LEN: usize = MAGIC.len() + 8 * HEADER_WORDS;
+mod filter;
+mod state;
+mod tokens;
+
+use filter::Filter;
+use tokens::Tokens;
+
 const MIN_TEXTS_PER_TASK: usize = 16;
+/// One eval text read for the index: its normalised hash, n-gram hashes and prefix hashes.
+type EvalText = (u64, Vec<u64>, Vec<u64>);
+/// Tokens in an n-gram's prefix that a second filter checks first (for n above it): the first
+/// step of an n-gram's hash, so a text position whose prefix is in no eval n-gram costs one
+/// `pair64` instead of `n - 1`.
+const PREFIX: usize = 2;
 
 /// A hasher for keys that are already 64-bit hashes or small ids: one multiply, no random seed.
 #[derive(Default, Clone, Copy)]
@@ -64,51 +72,10 @@ pub fn gram_hashes(hashes: &[u64], n: usize) -> Vec<u64> {
         .collect()
 }
 
-/// A text's tokens, read once for every rule: the normalised form (the lowercase tokens joined
-/// by one space), each token's byte span in it, and each token's `hash64`.
-#[derive(Debug, Default)]
-struct Tokens {
-    joined: Vec<u8>,
-    spans: Vec<(usize, usize)>,
-    hashes: Vec<u64>,
-}
-
-impl Tokens {
-    fn read(&mut self, text: &str) {
-        self.joined.clear();
-        self.spans.clear();
-        self.hashes.clear();
-        for_each_raw_token(text, |token, _| {
-            if !self.joined.is_empty() {
-                self.joined.push(b' ');
-            }
-            let start = self.joined.len();
-            token.extend_lower(&mut self.joined);
-            self.spans.push((start, self.joined.len()));
-            self.hashes.push(token.hash());
-        });
-    }
-
-    /// `hash64` of the normalised form (`None` for a text with no tokens).
-    fn normalised_hash(&self) -> Option<u64> {
-        (!self.hashes.is_empty()).then(|| hash64(&self.joined))
-    }
-
-    /// Tokens `range` as strings (whole UTF-8 scalars, so the conversion never replaces).
-    fn strings(&self, range: std::ops::Range<usize>) -> Vec<String> {
-        self.spans[range]
-            .iter()
-            .map(|&(a, b)| String::from_utf8_lossy(&self.joined[a..b]).into_owned())
-            .collect()
-    }
-}
-
 /// Per-thread scratch space of a check: reused from one text to the next.
 #[derive(Debug, Default)]
 pub struct Scratch {
     tokens: Tokens,
-    /// The n-gram hashes of the text, in position order.
-    grams: Vec<u64>,
     /// The n-gram hashes of the text that pass the filter, with their positions.
     candidates: Vec<(usize, u64)>,
     /// Per eval id: (covered tokens, end of the merged windows, first shared position).
@@ -139,13 +106,30 @@ pub struct NgramIndex {
     size: usize,
     exact: FastMap<u64, u64>,
     /// N-gram hash -> the range of its eval ids in `ids`.
-    postings: FastMap<u64, (u32, u32)>,
+    /// With the range, its first id when it is the only one (else [`SEVERAL`]): most n-grams
+    /// are in one eval text, and reading the id here spares a load from `ids`.
+    postings: FastMap<u64, (u32, u32, u32)>,
     ids: Vec<u64>,
-    /// A one-hash Bloom filter of the n-gram hashes (bit `h >> shift`, about 16 bits per
-    /// n-gram): most n-grams of a train text are in no eval text, and this answers them from
-    /// a small table instead of a lookup in the large map.
-    filter: Vec<u64>,
-    shift: u32,
+    /// A Bloom filter of the n-gram hashes: most n-grams of a train text are in no eval text,
+    /// and this answers them from a small table instead of a lookup in the large map.
+    filter: Filter,
+    /// A Bloom filter of the n-grams' prefix hashes (the `pair64` of their first two tokens),
+    /// for n above [`PREFIX`]; built with the index (`None` in an index read from bytes, which
+    /// does not hold them: the same answers, without the shortcut).
+    prefix: Option<Filter>,
+}
+
+/// A posting's third value when it holds several ids (or one too large for 32 bits).
+const SEVERAL: u32 = u32::MAX;
+
+/// The value of a posting: its range in `ids` and its only id, if it has one.
+fn posting(ids: &[u64], lo: u32, hi: u32) -> (u32, u32, u32) {
+    let only = if hi == lo.wrapping_add(1) {
+        u32::try_from(ids[lo as usize]).unwrap_or(SEVERAL)
+    } else {
+        SEVERAL
+    };
+    (lo, hi, only)
 }
 
 /// Too many postings for the index's 32-bit offsets.
@@ -159,13 +143,19 @@ impl NgramIndex {
     /// Build the index of `texts` with n-grams of `n` tokens.
     pub fn new<S: AsRef<str> + Sync>(texts: &[S], n: usize) -> Result<Self, CoreError> {
         let n = check_n(n)?;
-        let per_text: Vec<Option<(u64, Vec<u64>)>> = texts
+        let per_text: Vec<Option<EvalText>> = texts
             .par_iter()
             .with_min_len(MIN_TEXTS_PER_TASK)
             .map_init(Tokens::default, |tokens, text| {
                 tokens.read(text.as_ref());
                 let exact = tokens.normalised_hash()?;
-                Some((exact, gram_hashes(&tokens.hashes, n)))
+                let h = &tokens.hashes;
+                let prefixes = if n > PREFIX && h.len() >= n {
+                    (0..=h.len() - n).map(|p| pair64(h[p], h[p + 1])).collect()
+                } else {
+                    Vec::new()
+                };
+                Some((exact, gram_hashes(&tokens.hashes, n), prefixes))
             })
             .collect();
         let mut index = NgramIndex {
@@ -173,10 +163,14 @@ impl NgramIndex {
             size: texts.len(),
             ..Default::default()
         };
-        let total = per_text.iter().flatten().map(|(_, g)| g.len()).sum();
+        let total = per_text.iter().flatten().map(|(_, g, _)| g.len()).sum();
         let mut pairs: Vec<(u64, u64)> = Vec::with_capacity(total);
+        let mut prefixes: Vec<u64> = Vec::new();
         for (eval_id, item) in per_text.into_iter().enumerate() {
-            let Some((exact, grams)) = item else { continue };
+            let Some((exact, grams, heads)) = item else {
+                continue;
+            };
+            prefixes.extend(heads);
             let eval_id = eval_id as u64;
             index.exact.entry(exact).or_insert(eval_id);
             pairs.extend(grams.into_iter().map(|h| (h, eval_id)));
@@ -198,48 +192,23 @@ impl NgramIndex {
             let (Ok(lo), Ok(hi)) = range else {
                 return Err(too_large());
             };
-            index.postings.insert(h, (lo, hi));
+            index.postings.insert(h, posting(&index.ids, lo, hi));
             start = end;
         }
         index.build_filter();
+        if n > PREFIX {
+            prefixes.par_sort_unstable();
+            prefixes.dedup();
+            // About 8 bits per prefix (at most 1 MiB): ~12% of absent prefixes pass.
+            index.prefix = Some(Filter::new(prefixes.into_iter(), 8, 1 << 23));
+        }
         Ok(index)
     }
 
     fn build_filter(&mut self) {
         // About 4 bits per n-gram, at most 512 KiB: a table that stays in the core's cache
         // (one cache miss per n-gram otherwise) passes ~15% of absent n-grams to the map.
-        let bits = (self.postings.len() * 4)
-            .clamp(1 << 10, 1 << 22)
-            .next_power_of_two();
-        self.shift = 64 - bits.trailing_zeros();
-        self.filter = vec![0u64; bits / 64];
-        for &h in self.postings.keys() {
-            let bit = h >> self.shift;
-            self.filter[(bit >> 6) as usize] |= 1 << (bit & 63);
-        }
-    }
-
-    /// Ask the CPU to bring the filter word of `h` into the cache (a hint; no effect on results).
-    #[inline]
-    fn prefetch(&self, h: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let word = &self.filter[((h >> self.shift) >> 6) as usize];
-            // SAFETY: `_mm_prefetch` only hints the cache; the address is a valid element.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch::<_MM_HINT_T0>((word as *const u64).cast::<i8>());
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = h;
-    }
-
-    /// Whether the n-gram hash `h` may be indexed (no false negatives).
-    #[inline]
-    fn may_hold(&self, h: u64) -> bool {
-        let bit = h >> self.shift;
-        self.filter[(bit >> 6) as usize] >> (bit & 63) & 1 == 1
+        self.filter = Filter::new(self.postings.keys().copied(), 4, 1 << 22);
     }
 
     /// The n-gram length in tokens.
@@ -284,7 +253,6 @@ impl NgramIndex {
         let n = self.n;
         let Scratch {
             tokens,
-            grams,
             candidates,
             hits,
         } = scratch;
@@ -298,28 +266,34 @@ impl NgramIndex {
         hits.clear();
         candidates.clear();
         if total >= n && !self.postings.is_empty() {
-            // Every n-gram's hash first, asking for its filter word as soon as it is known;
-            // then the filter for every n-gram (independent loads the CPU overlaps: the table
-            // is larger than the core's cache on a busy machine), then the map for the few
-            // that pass.
-            grams.clear();
+            // Every n-gram's hash (skipping those whose prefix no eval n-gram has), asking for
+            // its filter word as soon as it is known; then the filter for each (independent
+            // loads the CPU overlaps), then the map for the few that pass.
             for pos in 0..=total - n {
-                let h = hashes[pos + 1..pos + n]
-                    .iter()
-                    .fold(hashes[pos], |h, &t| pair64(h, t));
-                self.prefetch(h);
-                grams.push(h);
-            }
-            for (pos, &h) in grams.iter().enumerate() {
-                if self.may_hold(h) {
-                    candidates.push((pos, h));
+                let mut h = hashes[pos];
+                let mut from = pos + 1;
+                if let Some(prefix) = &self.prefix {
+                    h = pair64(h, hashes[pos + 1]);
+                    if !prefix.may_hold(h) {
+                        continue;
+                    }
+                    from = pos + PREFIX;
                 }
+                let h = hashes[from..pos + n].iter().fold(h, |h, &t| pair64(h, t));
+                self.filter.prefetch(h);
+                candidates.push((pos, h));
             }
+            candidates.retain(|&(_, h)| self.filter.may_hold(h));
             for &(pos, h) in candidates.iter() {
-                let Some(&(lo, hi)) = self.postings.get(&h) else {
+                let Some(&(lo, hi, only)) = self.postings.get(&h) else {
                     continue;
                 };
-                let ids = &self.ids[lo as usize..hi as usize];
+                let one = [u64::from(only)];
+                let ids = if only == SEVERAL {
+                    &self.ids[lo as usize..hi as usize]
+                } else {
+                    &one[..]
+                };
                 let stop = pos + n;
                 for &eval_id in ids {
                     let entry = hits.entry(eval_id).or_insert((0, 0, pos));
@@ -350,110 +324,6 @@ impl NgramIndex {
             },
         };
         Check { exact, hit }
-    }
-
-    /// Serialise (little-endian u64 arrays behind a fixed header; docs/kernels.md).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut exact: Vec<(u64, u64)> = self.exact.iter().map(|(&h, &id)| (h, id)).collect();
-        exact.sort_unstable();
-        let mut grams: Vec<u64> = self.postings.keys().copied().collect();
-        grams.sort_unstable();
-        let n_ids: usize = self
-            .postings
-            .values()
-            .map(|&(lo, hi)| (hi - lo) as usize)
-            .sum();
-        let body = 2 * exact.len() + 2 * grams.len() + 1 + n_ids;
-        let mut out = Vec::with_capacity(HEADER_LEN + 8 * body);
-        out.extend_from_slice(MAGIC);
-        let mut put = |x: u64| out.extend_from_slice(&x.to_le_bytes());
-        for x in [
-            self.n as u64,
-            self.size as u64,
-            exact.len() as u64,
-            grams.len() as u64,
-            n_ids as u64,
-        ] {
-            put(x);
-        }
-        exact.iter().for_each(|&(h, _)| put(h));
-        exact.iter().for_each(|&(_, id)| put(id));
-        grams.iter().for_each(|&h| put(h));
-        let mut offset = 0u64;
-        put(0);
-        let ranges: Vec<(usize, usize)> = grams
-            .iter()
-            .map(|h| {
-                let (lo, hi) = self.postings[h];
-                (lo as usize, hi as usize)
-            })
-            .collect();
-        for &(lo, hi) in &ranges {
-            offset += (hi - lo) as u64;
-            put(offset);
-        }
-        for &(lo, hi) in &ranges {
-            self.ids[lo..hi].iter().for_each(|&id| put(id));
-        }
-        out
-    }
-
-    /// Rebuild an index from [`NgramIndex::to_bytes`] output.
-    pub fn from_bytes(data: &[u8]) -> Result<Self, CoreError> {
-        if data.len() < HEADER_LEN || &data[..8] != MAGIC {
-            return Err(CoreError::Value(
-                "not an NgramIndex state (bad header): rebuild with NgramIndex(texts)".into(),
-            ));
-        }
-        if (data.len() - HEADER_LEN) % 8 != 0 {
-            // What `array("Q").frombytes` says in the pure backend.
-            return Err(CoreError::Value(
-                "bytes length not a multiple of item size".into(),
-            ));
-        }
-        let word = |k: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&data[8 + 8 * k..16 + 8 * k]);
-            u64::from_le_bytes(b)
-        };
-        let (n, size, n_exact, n_grams, n_ids) = (word(0), word(1), word(2), word(3), word(4));
-        let corrupt =
-            || CoreError::Value("NgramIndex state is truncated or corrupt; rebuild it".into());
-        let body = (data.len() - HEADER_LEN) / 8;
-        let expected = (|| {
-            2u64.checked_mul(n_exact)?
-                .checked_add(n_grams)?
-                .checked_add(n_grams.checked_add(1)?)?
-                .checked_add(n_ids)
-        })();
-        if expected != Some(body as u64) || n == 0 {
-            return Err(corrupt());
-        }
-        let arr: Vec<u64> = (0..body).map(|k| word(HEADER_WORDS + k)).collect();
-        let (n_exact, n_grams) = (n_exact as usize, n_grams as usize);
-        let (hashes, rest) = arr.split_at(n_exact);
-        let (ids, rest) = rest.split_at(n_exact);
-        let (grams, rest) = rest.split_at(n_grams);
-        let (offsets, postings) = rest.split_at(n_grams + 1);
-        let mut index = NgramIndex {
-            n: usize::try_from(n).map_err(|_| corrupt())?,
-            size: usize::try_from(size).map_err(|_| corrupt())?,
-            ..Default::default()
-        };
-        index.exact = hashes.iter().copied().zip(ids.iter().copied()).collect();
-        if postings.len() > u32::MAX as usize {
-            return Err(too_large());
-        }
-        for (k, &h) in grams.iter().enumerate() {
-            let (lo, hi) = (offsets[k], offsets[k + 1]);
-            if lo > hi || hi > postings.len() as u64 {
-                return Err(corrupt());
-            }
-            index.postings.insert(h, (lo as u32, hi as u32));
-        }
-        index.ids = postings.to_vec();
-        index.build_filter();
-        Ok(index)
     }
 }
 

@@ -24,16 +24,21 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from os import PathLike
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
-from whileai.rows.jsonl import parse_row_text
 from whileai.rows.jsonl_write import dumps_row
 from whileai.rows.progress import Progress
 from whileai.scale._ray import is_dataset, ordered, require_ray
-from whileai.scale.rows import batch_rows, raise_problem, unwritable
+from whileai.scale.rows import (
+    batch_rows,
+    kept_rows,
+    leaving_row,
+    raise_problem,
+    unwritable,
+)
 from whileai.scale.spans import (
     Span,
     copy_span,
@@ -44,9 +49,9 @@ from whileai.scale.spans import (
     spans,
 )
 from whileai.simulations.clean.decontam import (
-    build_eval_index,
     decontaminate,
     merge_decontamination,
+    resolve_against,
 )
 from whileai.simulations.clean.decontam_index import EvalIndex
 
@@ -197,38 +202,6 @@ def _block_reports(table: Any) -> list[str]:
     return [t for t in table.column(_REPORT).to_pylist() if t is not None]
 
 
-def _leaving_text(text: Any, clean: Callable[[str], bool]) -> Any:
-    """A kept row's JSON text through the exit filter (parsed only when it may need it)."""
-    from whileai.rows.outbound import outbound
-    if not isinstance(text, str) or clean(text):
-        return text
-    return dumps_row(outbound(parse_row_text(text, where="kept row")), where="kept row")
-
-
-def _leaving_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A kept row of a Dataset of dicts through the exit filter (``rows.outbound``)."""
-    from whileai.rows.outbound import outbound
-    return outbound(row)
-
-
-def _kept(table: Any, column: str | None = None) -> Any:
-    """The kept rows as they may leave (the exit filter, ``rows.outbound``): without the
-    bookkeeping columns, nor the columns it drops (``rows.DROPPED_KEYS``: the teacher-only
-    ``privileged`` block, the embedding); a ``column`` of JSON texts is filtered text by text."""
-    import pyarrow as pa
-
-    from whileai.rows.outbound import DROPPED_KEYS
-    dropped = [_KEPT, _REPORT, *(c for c in table.column_names if c in DROPPED_KEYS)]
-    kept = table.filter(table.column(_KEPT)).drop_columns(dropped)
-    if column is None or column not in kept.column_names:
-        return kept
-    from whileai.rows.outbound import outbound_check
-    clean = outbound_check()
-    texts = [_leaving_text(t, clean) for t in kept.column(column).to_pylist()]
-    at = kept.column_names.index(column)
-    return kept.set_column(at, column, pa.array(texts, pa.string()))
-
-
 def decontaminate_dataset(
     rows: Any,
     against: Any,
@@ -250,7 +223,8 @@ def decontaminate_dataset(
         rows: JSONL paths (one path or a list, read in that order; ``.gz`` too), read on the
             cluster span by span; or a ``ray.data.Dataset`` of train rows (one column per
             field, or JSON text in ``column``).
-        against: eval rows, JSONL paths or a prebuilt ``EvalIndex`` (built once, on the driver).
+        against: eval rows, JSONL paths, platform dataset ids (``"ds_..."``, pulled) or a
+            prebuilt ``EvalIndex`` (built once, on the driver).
         n: n-gram length in words (as :func:`whileai.simulations.decontaminate`).
         fields: row keys to check.
         overlap: share of a text's words one eval text must cover.
@@ -294,7 +268,7 @@ def decontaminate_dataset(
         raise ConfigError(f"column={column!r} is for a Dataset; JSONL paths are read as rows")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size= must be a positive number of rows, got {batch_size!r}")
-    index = against if isinstance(against, EvalIndex) else build_eval_index(against, n=n)
+    index = resolve_against(against, n)  # platform ids pulled, files read: here, once
     knobs = {"n": n, "fields": tuple(fields), "overlap": overlap, "embedder": embedder,
              "similarity": similarity, "chunk_size": batch_size, "progress": False}
     empty = decontaminate([], index, **knobs)[1]  # the knobs' errors, raised before any work
@@ -335,9 +309,10 @@ def _on_dataset(ray: Any, rows: Any, index: EvalIndex, column: str | None,
     for part in parts:  # in dataset order: the first bad row is the one one process meets
         raise_problem(part.pop(_PROBLEMS), seen)
         seen += part.pop(_SIZE)
-    kept = checked.map_batches(_kept, batch_format="pyarrow", fn_args=(column,))
+    kept = checked.map_batches(kept_rows, batch_format="pyarrow",
+                               fn_args=(column, _KEPT, (_KEPT, _REPORT)))
     # rows of dicts: a nested block (a tool result's) is found row by row, as one process does
-    return (kept if column is not None else kept.map(_leaving_row)), parts
+    return (kept if column is not None else kept.map(leaving_row)), parts
 
 
 def _stop(ray: Any, waiting: list[Any], out: str | None, spans_made: int) -> None:
@@ -356,12 +331,9 @@ def _stop(ray: Any, waiting: list[Any], out: str | None, spans_made: int) -> Non
 def _span_env(ray: Any) -> dict[str, Any] | None:
     """The span tasks' ``runtime_env``: two malloc arenas, unless the job already sets them.
 
-    glibc gives each new thread a malloc arena of its own, up to 8 per core; in a Ray worker
-    (~26 threads of Ray's own) a span's buffers landed in a different arena each span, and arenas
-    do not give memory back: ~25 MiB more private memory per 24 MiB span. Two arenas keep a
-    worker flat over its spans (docs/scale.md, "Costs"). A task-level variable makes Ray start
-    workers of their own for these tasks (seconds each); a job that sets it in
-    ``ray.init(runtime_env=...)`` already runs every worker that way, so the tasks share them.
+    glibc gives each new thread an arena of its own and arenas do not give memory back, so a
+    Ray worker grew by ~25 MiB per span; two arenas keep it flat (docs/scale.md, "Costs"). A job
+    that sets the variable in ``ray.init(runtime_env=...)`` runs every worker that way already.
     """
     job = ray.get_runtime_context().runtime_env or {}
     return None if "MALLOC_ARENA_MAX" in (job.get("env_vars") or {}) else _SPAN_ENV

@@ -1,4 +1,5 @@
-"""The rows of a Dataset batch, read by the JSONL reader's rules; a bad row raised on the driver.
+"""The rows of a Dataset batch, read by the JSONL reader's rules (a bad row raised on the
+driver), and the kept rows leaving through the exit filter (:func:`kept_rows`).
 
 A batch's rows are its columns, or the JSON text in one ``column`` (``ray.data.read_text``'s
 ``"text"``), which is read line by line as :class:`~whileai.rows.jsonl.JsonlReader` reads a
@@ -22,13 +23,15 @@ whileai.errors.RowError: rows[12] (dataset order): expected a JSON object ..., g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from whileai.errors import ConfigError, RowError
 from whileai.rows.jsonl import parse_row_text
 from whileai.rows.jsonl_write import dumps_row
+from whileai.rows.outbound import DROPPED_KEYS, outbound, outbound_check
 
-__all__ = ["batch_rows", "raise_problem", "unwritable"]
+__all__ = ["batch_rows", "kept_rows", "leaving_row", "leaving_text", "raise_problem", "unwritable"]
 
 _BOM = "\ufeff"
 _FIX = "; fix or drop that row"
@@ -103,3 +106,31 @@ def raise_problem(problems: list[Problem], offset: int) -> None:
         if problem.get("config"):
             raise ConfigError(problem["message"])
         raise RowError(f"rows[{offset + problem['at']}] (dataset order){problem['message']}")
+
+
+def leaving_text(text: Any, clean: Callable[[str], bool]) -> Any:
+    """A kept row's JSON text through the exit filter (parsed only when it may need it)."""
+    if not isinstance(text, str) or clean(text):
+        return text
+    return dumps_row(outbound(parse_row_text(text, where="kept row")), where="kept row")
+
+
+def leaving_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A kept row of a Dataset of dicts through the exit filter (``rows.outbound``)."""
+    return outbound(row)
+
+
+def kept_rows(table: Any, column: str | None, flag: str, bookkeeping: tuple[str, ...]) -> Any:
+    """The kept rows as they may leave (the exit filter, ``rows.outbound``): without the
+    ``bookkeeping`` columns, nor the columns it drops (``rows.DROPPED_KEYS``: the teacher-only
+    ``privileged`` block, the embedding); a ``column`` of JSON texts is filtered text by text."""
+    import pyarrow as pa
+
+    dropped = [*bookkeeping, *(c for c in table.column_names if c in DROPPED_KEYS)]
+    kept = table.filter(table.column(flag)).drop_columns(dropped)
+    if column is None or column not in kept.column_names:
+        return kept
+    clean = outbound_check()
+    texts = [leaving_text(t, clean) for t in kept.column(column).to_pylist()]
+    at = kept.column_names.index(column)
+    return kept.set_column(at, column, pa.array(texts, pa.string()))
