@@ -28,7 +28,7 @@ from whileai.server.routes.traces import ExportGate, otlp_error
 from whileai.server.services import Store
 from whileai.server.store.blobs import sweep
 from whileai.server.store.checkpoint import background_checkpoints
-from whileai.server.store.db import migrate, open_engine, server_secret
+from whileai.server.store.db import dialect_of, migrate, open_engine, server_secret
 from whileai.server.store.folder import make_private_dir, prepare
 from whileai.server.store.tables import parts
 from whileai.server.throttle import Throttle
@@ -41,7 +41,7 @@ log = logging.getLogger("whileai.server")
 def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
     """Create the folders, migrate the database, and (``sweep_uploads``: when no server runs on
     the folder, i.e. the server starting) remove upload files no manifest lists."""
-    prepare(config.directory, sqlite=config.database_url.startswith("sqlite"))
+    prepare(config.directory, sqlite=dialect_of(config.database_url) == "sqlite")
     engine = open_engine(config.database_url)
     migrate(engine)
     if sweep_uploads:
