@@ -123,7 +123,7 @@ def signup(store: Store, email: str) -> tuple[Account, str]:
     """Create an account for ``email`` with one key, when the server allows open sign-up."""
     if not store.config.open_signup:
         raise SignupClosed("this server does not allow sign-up; ask its admin "
-          "for a key (whileai serve --create-key NAME)")
+                           "for a key (whileai serve --create-key NAME)")
     if "@" not in email or len(email) > 320:
         raise Invalid(f"not an e-mail address: {email!r}")
     with store.engine.connect() as conn:
@@ -161,7 +161,7 @@ def _read_delegated(store: Store, token: str) -> dict[str, Any]:
         raise RefusedCredential("the delegated credential is malformed") from exc
     if claims["exp"] <= time.time():
         raise RefusedCredential("the delegated credential has expired; refresh it or "
-                 "issue a new one")
+                                "issue a new one")
     return claims
 
 
@@ -182,7 +182,7 @@ def authenticate(store: Store, token: str | None) -> Account:
         raise NoCredential("this route needs an API key: Authorization: Bearer <key>")
     if token.startswith(SESSION_PREFIX):
         raise RefusedCredential("a page session works only as the pages' cookie; "
-                 "send an API key or a delegated credential")
+                                "send an API key or a delegated credential")
     credential: dict[str, Any] = {}
     if token.startswith(DELEGATED_PREFIX):
         claims = _read_delegated(store, token)
@@ -195,7 +195,7 @@ def authenticate(store: Store, token: str | None) -> Account:
                                    .where(accounts.c.id == claims["a"])).first()
         if row is not None and row.revoked_at is not None:
             raise RefusedCredential(f"the delegated credential was issued with API key "
-                     f"{row.key_id}, which was revoked at {_when(row.revoked_at)}")
+                                    f"{row.key_id}, which was revoked at {_when(row.revoked_at)}")
         credential = {"kind": Kind.DELEGATED, "expires_at": float(claims["exp"]),
                       "scope": _scope(claims.get("c", [c.value for c in DELEGATED_SCOPE]))}
     else:  # every request passes here: a read that never waits for an ingest's write
@@ -203,8 +203,8 @@ def authenticate(store: Store, token: str | None) -> Account:
             row = _key_row(conn, api_keys.c.key_hash, _hash(token))
         if row is not None and row.revoked_at is not None:
             raise RefusedCredential(f"this API key ({row.key_id}) was revoked at "
-                     f"{_when(row.revoked_at)}; use another key of the account or ask "
-                     "its admin for a new one")
+                                    f"{_when(row.revoked_at)}; use another key of the account "
+                                    "or ask its admin for a new one")
     if row is None:
         raise RefusedCredential(UNKNOWN_KEY)
     return _account(row, row.key_id, **credential)
@@ -268,7 +268,7 @@ def revoke_key(store: Store, caller: Account, key_id: str) -> dict[str, Any]:
         row = conn.execute(sa.select(api_keys).where(rule)).first()
         if row is None:
             raise NotFound(f"no API key {key_id} on this account (whileai keys "
-              "lists them)")
+                           "lists them)")
         if row.revoked_at is None:
             conn.execute(sa.update(api_keys).where(api_keys.c.id == key_id)
                          .values(revoked_at=time.time()))
@@ -292,7 +292,7 @@ def issue_delegated(store: Store, account: Account, *, ttl_seconds: int, name: s
                               scope=tuple(c for c in scope if c in DELEGATED_SCOPE))
     if not granted:
         raise Invalid("scope must name read and/or write (of what the "
-       "caller may do)")
+                      "caller may do)")
     claims: dict[str, Any] = {"a": account.id, "n": name, "iat": now, "exp": expires,
                               "c": [c.value for c in granted]}
     if account.key_id is not None:

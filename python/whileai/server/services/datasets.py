@@ -69,7 +69,7 @@ def _owned(conn: sa.Connection, account: Account, dataset_id: str) -> Any:
 def _check_purpose(purpose: str) -> None:
     if purpose not in PURPOSES:
         raise Invalid(f"purpose must be one of {', '.join(PURPOSES)}, "
-       f"got {purpose!r}")
+                      f"got {purpose!r}")
 
 
 def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -> None:
@@ -107,8 +107,8 @@ def create(store: Store, account: Account, new: NewDataset, writer: PartWriter,
             used = usage_bytes(conn, account.id)
             if used + writer.bytes > store.config.max_storage_bytes:
                 raise QuotaExceeded(f"storage quota: {used + writer.bytes} bytes "
-                  f"would exceed {store.config.max_storage_bytes}; delete "
-                  "datasets (whileai purge --empty) or ask for more")
+                                    f"would exceed {store.config.max_storage_bytes}; delete "
+                                    "datasets (whileai purge --empty) or ask for more")
             for ref in (new.parent, new.linked):
                 if ref is not None:
                     _owned(conn, account, ref)
@@ -250,8 +250,8 @@ def part_file(store: Store, account: Account | None, dataset_id: str, index: int
     found = store.config.parts_dir / str(path)
     if (account is None or row.account_id != account.id) and part_holds(found):
         raise Conflict(f"public dataset {dataset_id} holds teacher-only `privileged` "
-           "blocks (published before publishing checked for them); its owner must "
-           "unpublish it and publish a set pushed without them")
+                       "blocks (published before publishing checked for them); its owner must "
+                       "unpublish it and publish a set pushed without them")
     return found
 
 
@@ -285,9 +285,9 @@ def _lookalike(conn: sa.Connection, account: Account, name: str, agent: str) -> 
     for other_id, other_name, other_agent, owner in others:
         if _card_key(other_name, other_agent or "") == mine:
             raise Conflict(f"account {owner} publishes {other_name!r} for agent "
-               f"{other_agent!r} already ({other_id}); a card of the same name and "
-               "agent from another account could be taken for it: rename the "
-               "dataset or publish under another agent")
+                           f"{other_agent!r} already ({other_id}); a card of the same name and "
+                           "agent from another account could be taken for it: rename the "
+                           "dataset or publish under another agent")
 
 
 def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
@@ -295,7 +295,7 @@ def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
     """Show a dataset in the public catalog under ``agent``; return its card."""
     if not agent.strip():
         raise Invalid("publish needs an agent name (for example "
-       "'airline-support')")
+                      "'airline-support')")
     with store.engine.connect() as conn:
         _owned(conn, account, dataset_id)
         paths = list(conn.execute(sa.select(parts.c.path).where(parts.c.dataset_id == dataset_id)

@@ -49,7 +49,7 @@ class LineCounter:
         self.rows += 1
         if self.rows > self.max_rows:
             raise QuotaExceeded(f"a dataset may hold at most {self.max_rows} rows "
-              "on this server; split the set or raise --max-rows-per-dataset")
+                                "on this server; split the set or raise --max-rows-per-dataset")
 
     def feed(self, chunk: bytes) -> None:
         """Check every line the chunk completes."""
@@ -58,7 +58,7 @@ class LineCounter:
             self._carry += chunk
             if len(self._carry) > MAX_LINE_BYTES:
                 raise TooLarge(f"upload line {self.lines + 1}: longer than "
-                  f"{MAX_LINE_BYTES} bytes, the most one row may hold")
+                               f"{MAX_LINE_BYTES} bytes, the most one row may hold")
             return
         block = self._carry + chunk[:end]
         self._carry = chunk[end + 1:]

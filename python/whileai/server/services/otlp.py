@@ -169,19 +169,27 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
     """
     body, kind = _unwrapped(body, content_type, content_encoding, limit)
     if kind == PROTOBUF:
-        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
         )
 
-        try:
-            request = ExportTraceServiceRequest.FromString(body)
-        except DecodeError as exc:
-            raise Invalid(f"the body is not an OTLP protobuf "
-                          f"ExportTraceServiceRequest ({exc})") from None
-        return _from_proto(request)
+        return _from_proto(_parsed(ExportTraceServiceRequest, body))
     export = _json_export(body, "resourceSpans")
     return _from_json(export)
+
+
+def _parsed(message: Any, body: bytes) -> Any:
+    """``body`` decoded as the protobuf ``message`` class (an OTLP export request).
+
+    Raises:
+        Invalid: it is not one, naming the message and the decoder's reason.
+    """
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+
+    try:
+        return message.FromString(body)
+    except DecodeError as exc:
+        raise Invalid(f"the body is not an OTLP protobuf {message.__name__} ({exc})") from None
 
 
 def _unwrapped(body: bytes, content_type: str, content_encoding: str,
@@ -238,17 +246,11 @@ def decode_logs_body(body: bytes, content_type: str, content_encoding: str, *,
     body, kind = _unwrapped(body, content_type, content_encoding, limit)
     pairs: list[tuple[dict[str, Any], Mapping[str, Any]]] = []
     if kind == PROTOBUF:
-        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
             ExportLogsServiceRequest,
         )
 
-        try:
-            request = ExportLogsServiceRequest.FromString(body)
-        except DecodeError as exc:
-            raise Invalid(f"the body is not an OTLP protobuf "
-                          f"ExportLogsServiceRequest ({exc})") from None
-        for rl in request.resource_logs:
+        for rl in _parsed(ExportLogsServiceRequest, body).resource_logs:
             resource = _attributes(rl.resource.attributes)
             pairs.extend((_record_json(r), resource) for sl in rl.scope_logs
                          for r in sl.log_records)

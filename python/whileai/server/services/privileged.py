@@ -109,9 +109,9 @@ def refusal(lines: list[int], where: str, *, publishing: bool = False) -> Servic
     plural = "lines" if len(lines) > 1 else "line"
     if publishing:
         return Conflict(f"{plural} {named}{more} of {where} hold a teacher-only "
-            "`privileged` block, which a public set may never carry; push the rows "
-            "again without keep_privileged (the client drops the block) and publish "
-            "that set")
+                        "`privileged` block, which a public set may never carry; push the rows "
+                        "again without keep_privileged (the client drops the block) and publish "
+                        "that set")
     return Invalid(f"{plural} {named}{more} of {where} hold a teacher-only "
-    "`privileged` block; push through the whileai client (it drops the block), "
-    "remove it, or pass keep_privileged=true for a private store")
+                   "`privileged` block; push through the whileai client (it drops the block), "
+                   "remove it, or pass keep_privileged=true for a private store")
