@@ -13,8 +13,9 @@ transaction (``trace_stats``). A trace without a row stays raw: kept and counted
 (``ingest.unbuilt``: no GenAI attribute, no message content, merged) in its ``task`` column and
 in the reply. Each call of a conversation without a parent span is a trace of its own: a trace
 whose row is a truncated copy of another trace's row is merged into it (``trace_joins``), in
-one request or across requests in either order. The agent is the trace's ``gen_ai.agent.name``
-(span or resource attribute); an agent exists from its first trace.
+one request or across requests in either order; traces whose spans name one conversation are
+joined into one row even when neither is a copy (``conversations``). The agent is the trace's
+``gen_ai.agent.name`` (span or resource attribute); an agent exists from its first trace.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from whileai.server.services import Account, Store, trace_joins, trace_stats
+from whileai.server.services import Account, Store, conversations, trace_joins, trace_stats
 from whileai.server.services.otlp import Incoming
 from whileai.server.services.trace_reads import STORED_COLUMNS, stored_span
 from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
@@ -281,6 +282,19 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
                                     rows.get(trace_id), now)
     trace_joins.keep_absorbed(conn, account, records, set(before), encode=_compact)
     before = {**before, **trace_joins.join(conn, account, records, now, encode=_compact)}
+
+    def spans_of(ids: Sequence[str]) -> dict[str, Sequence[Span]]:
+        have: dict[str, Sequence[Span]] = {t: spans.get(t) or ready.by_trace[t]
+                                           for t in ids if t in spans or t in ready.by_trace}
+        return {**have, **_stored_spans(conn, account, [t for t in ids if t not in have],
+                                        agent_of)}
+
+    def build(trace_id: str, group: Sequence[Span], row: dict[str, Any]) -> dict[str, Any]:
+        return _record(account, trace_id, group, records[trace_id]["agent"], row, now)
+
+    for trace_id, state in conversations.join(conn, account, records, spans_of, build,
+                                              now).items():
+        before.setdefault(trace_id, state)
     after, genai, raw = [], 0, Counter[str]()
     for trace_id in sorted(records):
         record = records[trace_id]
@@ -293,7 +307,8 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
             raw[record["task"]] += 1
     upsert(conn, traces, [r for t, r in sorted(records.items()) if t in before],
            keys=("account_id", "trace_id"),
-           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"),
+           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at",
+                   "conversation"),
            absent=[r for t, r in sorted(records.items()) if t not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
     return genai, dict(raw)
@@ -311,4 +326,5 @@ def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str |
             "model": str(row["model_version"])[:300] if row and row.get("model_version")
             else None,  # an index column: the row keeps the whole text
             "row": _compact(row) if row is not None else None,
-            "created_at": now, "updated_at": now}
+            "created_at": now, "updated_at": now,
+            "conversation": conversations.conversation_of(spans)}
