@@ -114,3 +114,54 @@ def test_a_rebuilt_row_keeps_the_usage_it_absorbed(platform_key: str,
     assert row["usage"] == {"input_tokens": 70}
     assert [s["tool"] for s in row["steps"] if "tool" in s] == ["get_order", "audit"]
     assert row["lineage"]["merged"] == [first["traceId"]]
+
+
+def _turn(trace: str, ask: str, answer: str, *, tokens: int, start: int,
+          conversation: str) -> dict[str, Any]:
+    """One chat call of a conversation, in a trace of its own, holding only its own turn."""
+    return {"traceId": trace, "spanId": trace[:16], "name": "chat m",
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 5),
+            "attributes": _attrs(
+                gen_ai__operation__name="chat", gen_ai__response__model="m-1",
+                gen_ai__conversation__id=conversation, gen_ai__usage__input_tokens=tokens,
+                gen_ai__input__messages=[{"role": "user",
+                                          "parts": [{"type": "text", "content": ask}]}],
+                gen_ai__output__messages=[{"role": "assistant",
+                                           "parts": [{"type": "text", "content": answer}]}])}
+
+
+@pytest.mark.parametrize("order", ["in-order", "reversed", "one-request"])
+def test_traces_of_one_conversation_join_though_neither_is_a_prefix(
+        order: str, platform_key: str, platform_server: Any) -> None:
+    """Two turns of one session, each call its own trace holding only its own turn: not
+    copies of each other, joined by the conversation id into the row the offline reader
+    builds from the same spans."""
+    import whileai.simulations as zps
+
+    url = platform_server.url
+    first = _turn("a" * 31 + "1", "which order is late?", "Which order number?", tokens=11,
+                  start=10, conversation="session-88")
+    second = _turn("b" * 31 + "2", "order 88, please", "Order 88 ships today.", tokens=13,
+                   start=20, conversation="session-88")
+    lone = _turn("c" * 31 + "3", "another chat", "Hello.", tokens=5, start=30,
+                 conversation="session-other")
+    if order == "one-request":
+        _post(url, platform_key, first, second, lone)
+    else:
+        for span in ([first, second, lone] if order == "in-order" else [lone, second, first]):
+            _post(url, platform_key, span)
+    listing, rows = _rows(url, platform_key)
+    assert (listing["genai"], listing["raw_reasons"]) == (2, {"merged": 1})
+    by_trace = {t["traceId"]: t for t in listing["traces"]}
+    assert by_trace[second["traceId"]]["reason"] == "merged"  # the lowest id carries the row
+    [joined] = [r for r in rows if r["trace_id"] == first["traceId"]]
+    assert joined["lineage"]["merged"] == [second["traceId"]]
+    assert joined["usage"]["input_tokens"] == 24
+    offline = zps.rows_from_otel({"resourceSpans": [{"scopeSpans": [{"spans": [
+        first, second]}]}]})
+    assert len(offline) == 1
+    expected = {**offline[0], "lineage": {**offline[0]["lineage"],
+                                          "merged": [second["traceId"]]}}
+    assert joined == expected
+    [alone] = [r for r in rows if r["trace_id"] == lone["traceId"]]
+    assert "merged" not in alone["lineage"]

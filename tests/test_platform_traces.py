@@ -246,7 +246,7 @@ def test_protobuf_spans_survive_a_downgrade_as_json_bodies(tmp_path: Path) -> No
     from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 
     from whileai.server.services.otlp import proto_body
-    from whileai.server.services.traces import _stored
+    from whileai.server.services.trace_reads import stored_span as _stored
     from whileai.server.store.tables import accounts
     from whileai.server.store.trace_tables import trace_spans
 

@@ -21,8 +21,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (  # noqa: 
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue  # noqa: E402
 
-from whileai.server.errors import ApiError  # noqa: E402
+from whileai.server.errors import api_error  # noqa: E402
 from whileai.server.services.otlp import PROTOBUF, decode_body, proto_body  # noqa: E402
+from whileai.server.services.problems import Invalid  # noqa: E402
 from whileai.server.services.traces import _rows  # noqa: E402
 
 
@@ -120,9 +121,9 @@ def test_json_bodies_decode_through_the_shared_reader_and_bad_ones_are_refused()
     nested = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [
         {**spans[0], "resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}]}]}]}).encode()
     for bad in (b"[1]", b'{"resourceSpans": [1]}', b"{", nested):
-        with pytest.raises(ApiError) as caught:
+        with pytest.raises(Invalid) as caught:
             decode_body(bad, "application/json", "", limit=1 << 20)
-        assert caught.value.code == "bad_request"
+        assert api_error(caught.value).code == "bad_request"
 
 
 def _trace(trace: str, ask: str, conversation: str | None = None) -> list[dict[str, Any]]:
@@ -146,7 +147,7 @@ def test_rows_of_a_batch_equal_rows_read_trace_by_trace(conversations: bool) -> 
 
 
 def test_stored_spans_read_the_same_in_every_stored_form() -> None:
-    from whileai.server.services.traces import _stored
+    from whileai.server.services.trace_reads import stored_span as _stored
 
     ids = {"traceId": "ab" * 16, "spanId": "01" * 8}
     span = {"name": "chat m", "attributes": {"gen_ai.agent.name": "a"}}

@@ -66,13 +66,9 @@ def register(sub: Any) -> None:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Start the server, or mint a key and exit."""
-    # imported when the command runs: `whileai --help` loads no area
-    from whileai.server import require_extra
+    from whileai.server import extra_missing  # the extras are checked before any is imported
 
-    try:
-        require_extra()
-    except ImportError as exc:
-        print(f"whileai serve: {exc}", file=sys.stderr)
+    if extra_missing("whileai serve"):
         return 2
     # imported when the command runs: `whileai --help` loads no area
     from whileai.server.config import LIMITS, ServerConfig, default_directory

@@ -34,13 +34,9 @@ def register(sub: Any) -> None:
 
 def run_view(args: argparse.Namespace) -> int:
     """Index the rows and serve the viewer until Ctrl-C."""
-    # imported when the command runs: `whileai --help` loads no area
-    from whileai.server import require_extra
+    from whileai.server import extra_missing  # the extras are checked before any is imported
 
-    try:
-        require_extra()
-    except ImportError as exc:
-        print(f"whileai view: {exc}", file=sys.stderr)
+    if extra_missing("whileai view"):
         return 2
     if not 0 <= args.port < 65536:
         print(f"whileai view: --port must be 0 to 65535; got {args.port}", file=sys.stderr)

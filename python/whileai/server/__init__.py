@@ -8,7 +8,9 @@ The core (``whileai.simulations``) never imports this package.
 
 from __future__ import annotations
 
-__all__ = ["require_extra"]
+import sys
+
+__all__ = ["extra_missing", "require_extra"]
 
 
 def require_extra() -> None:
@@ -24,3 +26,18 @@ def require_extra() -> None:
         raise ImportError(
             f"whileai serve needs {', '.join(missing)}: pip install 'whileai[server]'"
         )
+
+
+def extra_missing(command: str) -> bool:
+    """``True``, after saying what to install on stderr (as ``command``), when the ``server``
+    extra is missing: what ``whileai serve`` and ``whileai view`` check first (exit 2).
+
+    >>> extra_missing("whileai view")  # doctest: +SKIP
+    False
+    """
+    try:
+        require_extra()
+    except ImportError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return True
+    return False

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 
 from whileai._version import __version__
 from whileai.server.config import ServerConfig
-from whileai.server.errors import ApiError
+from whileai.server.errors import ApiError, api_error
 from whileai.server.limits import RequestLimits
 from whileai.server.pages import router as pages_router
 from whileai.server.pages.guard import PageGuard
@@ -26,9 +26,10 @@ from whileai.server.routes import ROUTERS
 from whileai.server.routes.deps import KEY_SCHEMES, check_credential
 from whileai.server.routes.traces import ExportGate, otlp_error
 from whileai.server.services import Store
+from whileai.server.services.problems import ServiceError
 from whileai.server.store.blobs import sweep
 from whileai.server.store.checkpoint import background_checkpoints
-from whileai.server.store.db import migrate, open_engine, server_secret
+from whileai.server.store.db import dialect_of, migrate, open_engine, server_secret
 from whileai.server.store.folder import make_private_dir, prepare
 from whileai.server.store.tables import parts
 from whileai.server.throttle import Throttle
@@ -41,7 +42,7 @@ log = logging.getLogger("whileai.server")
 def open_store(config: ServerConfig, *, sweep_uploads: bool = True) -> Store:
     """Create the folders, migrate the database, and (``sweep_uploads``: when no server runs on
     the folder, i.e. the server starting) remove upload files no manifest lists."""
-    prepare(config.directory, sqlite=config.database_url.startswith("sqlite"))
+    prepare(config.directory, sqlite=dialect_of(config.database_url) == "sqlite")
     engine = open_engine(config.database_url)
     migrate(engine)
     if sweep_uploads:
@@ -69,8 +70,10 @@ def _error(request: Request, status: int, code: str, message: str,
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiError)
-    return _error(request, exc.status, exc.code, exc.message, exc.retry_after)
+    """A route's ``ApiError``, or a service's error answered with its code (``errors.CODES``)."""
+    assert isinstance(exc, ApiError | ServiceError)
+    answer = api_error(exc)
+    return _error(request, answer.status, answer.code, answer.message, answer.retry_after)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -125,6 +128,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> FastAPI:
     app.state.signup_throttle = Throttle(burst=config.max_signups, window=3600.0)
     app.add_middleware(PageGuard)  # security headers on every response, the CSRF cookie
     app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(ServiceError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(Exception, _internal)

@@ -27,10 +27,16 @@ def default_directory() -> Path:
 
 
 def _sqlalchemy_url(url: str) -> str:
-    """Pick the psycopg (v3) driver for a plain ``postgresql://`` URL."""
-    for prefix in ("postgresql://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+    """Pick the psycopg (v3) driver for a PostgreSQL URL that names none (``postgresql://``,
+    or the ``postgres://`` many hosts hand out); any other URL is kept as it is."""
+    import sqlalchemy as sa  # the server extra: the CLI imports this module without it
+
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return url  # refused, with the reason, where the store opens it (store.db.dialect_of)
+    if parsed.drivername in ("postgresql", "postgres"):
+        return parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
     return url
 
 

@@ -40,8 +40,9 @@ from starlette.responses import Response
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from whileai.server.errors import STATUS, ApiError, ErrorCode
+from whileai.server.errors import STATUS, ApiError, ErrorCode, api_error
 from whileai.server.services import Store
+from whileai.server.services.problems import ServiceError
 from whileai.server.services.strict_json import loads
 
 __all__ = ["MAX_JSON_BODY", "BodyRefused", "RequestLimits", "RouteLimits", "flat_routes",
@@ -214,8 +215,8 @@ class RequestLimits:
         if limits.keyed:
             try:
                 await run_in_threadpool(self.check_key, Request(scope))
-            except ApiError as exc:
-                await self._refuse(scope, receive, send, exc)
+            except (ApiError, ServiceError) as exc:
+                await self._refuse(scope, receive, send, api_error(exc))
                 return
         if declared is not None and declared > limits.limit:
             await self._refuse(scope, receive, send, ApiError(
@@ -231,8 +232,8 @@ class RequestLimits:
             except BodyRefused as exc:
                 await self._refuse(scope, receive, send, ApiError(exc.code, str(exc.detail)))
                 return
-            except ApiError as exc:
-                await self._refuse(scope, receive, send, exc)
+            except (ApiError, ServiceError) as exc:
+                await self._refuse(scope, receive, send, api_error(exc))
                 return
             timed = _replay(body, receive)
         await self.app(scope, timed, send)

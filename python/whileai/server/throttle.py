@@ -27,9 +27,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account
 from whileai.server.services.accounts import named_account
+from whileai.server.services.problems import Busy, RefusedCredential
 
 __all__ = ["Bucket", "Throttle", "attempt", "refilled"]
 
@@ -102,7 +102,7 @@ def attempt(throttle: Throttle, client: str, token: str | None,
     names has run out of failures; a refused credential spends a token of each.
 
     Raises:
-        ApiError: ``busy`` (429, ``retry_after``) when throttled, else what ``check`` raises.
+        Busy: (with ``retry_after``) when throttled, else what ``check`` raises.
     """
     keys = [f"addr:{client}"]
     account = named_account(token) if token else None
@@ -112,12 +112,11 @@ def attempt(throttle: Throttle, client: str, token: str | None,
         wait = throttle.retry_after(key)
         if wait is not None:
             whom = "this address" if key.startswith("addr:") else "this account"
-            raise ApiError("busy", f"too many refused credentials from {whom}; retry after "
-                           f"{wait} s", retry_after=wait)
+            raise Busy(f"too many refused credentials from {whom}; retry after {wait} s",
+                       retry_after=wait)
     try:
         return check()
-    except ApiError as exc:
-        if exc.code == "refused_key":
-            for key in keys:
-                throttle.spend(key)
+    except RefusedCredential:
+        for key in keys:
+            throttle.spend(key)
         raise

@@ -12,6 +12,7 @@ half. Served as ``/compare?a=ID&b=ID`` on the server and under ``whileai view A 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -64,15 +65,21 @@ def _pair(request: Request) -> tuple[Site, Site] | Response:
     return a, b
 
 
+def _on_pair(request: Request, page: Callable[[Request, Site, Site], Response]) -> Response:
+    """``page`` over the two sites the request names, or the page saying why there are not two."""
+    pair = _pair(request)
+    return page(request, *pair) if isinstance(pair, tuple) else pair
+
+
 @router.get("/compare")
 def compare_page(request: Request) -> Response:
     """pass@1 and markers before and after, per-category deltas, and the flipped tasks."""
+    return _on_pair(request, _compare)
+
+
+def _compare(request: Request, a: Site, b: Site) -> Response:
     from whileai.simulations.measure.delta import delta_report
 
-    pair = _pair(request)
-    if not isinstance(pair, tuple):
-        return pair
-    a, b = pair
     by = request.query_params.get("by", "")
     by = by if by in _BY else ""
     rows_a = [a.index.row(i) for i in range(len(a.index))]
@@ -92,10 +99,10 @@ def compare_page(request: Request) -> Response:
 @router.get("/compare/task")
 def compare_task(request: Request) -> Response:
     """One task's conversations from both datasets, side by side."""
-    pair = _pair(request)
-    if not isinstance(pair, tuple):
-        return pair
-    a, b = pair
+    return _on_pair(request, _side_by_side)
+
+
+def _side_by_side(request: Request, a: Site, b: Site) -> Response:
     task = request.query_params.get("task", "")
     sides = []
     for site in (a, b):

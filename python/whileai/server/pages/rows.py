@@ -36,6 +36,7 @@ from whileai.server.pages.layout import page_no
 from whileai.server.pages.render import render
 from whileai.server.pages.rowindex import FACETS, SORTS, Query, RowIndex
 from whileai.server.pages.session import page_account
+from whileai.server.services.problems import ServiceError
 
 __all__ = ["COMPARE_ID", "LOCAL_ID", "Site", "Viewer", "missing", "open_site", "router"]
 
@@ -100,7 +101,7 @@ def open_site(request: Request, dataset_id: str) -> Site | Response:
         return RedirectResponse("/signin", status_code=303)
     try:
         info = datasets.get(store, account, dataset_id)
-    except ApiError as exc:
+    except ServiceError as exc:
         return missing(exc.message, None)
     from whileai.server.pages.rowsource import dataset_index
 

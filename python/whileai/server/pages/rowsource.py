@@ -28,8 +28,7 @@ from typing import Any
 from whileai.errors import ConfigError
 from whileai.server.pages.rowindex import RowIndex, build_index
 
-__all__ = ["LocalSource", "dataset_index", "dataset_lines", "dataset_rows", "index_files",
-           "open_local"]
+__all__ = ["LocalSource", "dataset_index", "index_files", "open_local"]
 
 _GZIP = b"\x1f\x8b"
 
@@ -148,29 +147,3 @@ def dataset_index(store: Any, account: Any, dataset_id: str) -> RowIndex:
 
     count = len(datasets.manifest(store, account, dataset_id).get("parts") or [])
     return index_files([datasets.part_file(store, account, dataset_id, i) for i in range(count)])
-
-
-def dataset_lines(store: Any, account: Any, dataset_id: str) -> Iterator[bytes]:
-    """The JSON lines of a platform dataset, part after part (after the service's access
-    check)."""
-    from whileai.server.services import datasets
-
-    count = len(datasets.manifest(store, account, dataset_id).get("parts") or [])
-    for index in range(count):
-        path = datasets.part_file(store, account, dataset_id, index)
-        if _is_gzip(path):
-            yield from (line for _, line in _gzipped(path))
-        else:
-            with path.open("rb") as handle:
-                yield from (line for line in handle if line.strip())
-
-
-def dataset_rows(store: Any, account: Any, dataset_id: str) -> Iterator[dict[str, Any]]:
-    """The rows of a platform dataset, as dicts, through the exit filter (``rows.outbound``:
-    a private store's ``privileged`` block is not shown)."""
-    from whileai.rows.outbound import outbound, outbound_check
-
-    clean = outbound_check()
-    for line in dataset_lines(store, account, dataset_id):
-        row = json.loads(line)
-        yield row if clean(line) else outbound(row)

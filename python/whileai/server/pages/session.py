@@ -12,11 +12,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from whileai.server.errors import ApiError
+from whileai.server.errors import ApiError, api_error
 from whileai.server.pages.guard import check_form, secure_cookies
 from whileai.server.pages.render import render
 from whileai.server.routes.deps import StoreDep, checked
 from whileai.server.services import Account, Store
+from whileai.server.services.problems import ServiceError
 from whileai.server.services.sessions import (
     SESSION_TTL,
     close_session,
@@ -37,7 +38,7 @@ def page_account(store: Store, request: Request) -> Account | None:
         return None
     try:
         return session_account(store, token)
-    except ApiError:
+    except ServiceError:
         return None
 
 
@@ -69,13 +70,14 @@ def signin(request: Request, store: StoreDep, key: str = Form(...),
         return _form(exc.message, status=exc.status)
     try:
         token = open_session(store, checked(request, store, key.strip()), ttl_seconds=SESSION_TTL)
-    except ApiError as exc:
-        if exc.code == "busy":
-            response = _form(exc.message, status=exc.status)
-            response.headers["Retry-After"] = str(exc.retry_after)
+    except ServiceError as exc:
+        answer = api_error(exc)
+        if answer.code == "busy":
+            response = _form(answer.message, status=answer.status)
+            response.headers["Retry-After"] = str(answer.retry_after)
             return response
-        return _form("That key was refused." if exc.code == "refused_key" else exc.message,
-                     status=exc.status)
+        return _form("That key was refused." if answer.code == "refused_key" else answer.message,
+                     status=answer.status)
     done = RedirectResponse("/datasets", status_code=303)
     done.set_cookie(COOKIE, token, max_age=SESSION_TTL, httponly=True, samesite="strict",
                     secure=secure_cookies(request))

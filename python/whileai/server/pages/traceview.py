@@ -22,11 +22,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from whileai.server.errors import ApiError
 from whileai.server.pages.conversation import transcript
 from whileai.server.pages.render import render
 from whileai.server.pages.session import page_account
 from whileai.server.routes.deps import StoreDep
+from whileai.server.services.problems import ServiceError
 
 __all__ = ["router", "span_tree"]
 
@@ -99,14 +99,14 @@ def span_tree(spans: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 @router.get("/traces/{trace_id}")
 def trace_page(trace_id: str, request: Request, store: StoreDep) -> Response:
     """The span tree, the conversation, the scores and the task's cuts."""
-    from whileai.server.services import cuts, traces
+    from whileai.server.services import cuts, trace_reads
 
     account = page_account(store, request)
     if account is None:
         return RedirectResponse("/signin", status_code=303)
     try:
-        found = traces.get_trace(store, account, trace_id)
-    except ApiError as exc:
+        found = trace_reads.get_trace(store, account, trace_id)
+    except ServiceError as exc:
         return render("notfound.html", 404, title="Not found", message=exc.message)
     row = found["row"]
     task = (row or {}).get("scenario_id") or (row or {}).get("prompt")

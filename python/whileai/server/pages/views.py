@@ -7,19 +7,18 @@ each with its numbers in a table beside it.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup
 
-from whileai.server.errors import ApiError
 from whileai.server.pages.layout import PAGE_SIZE, link, page_no
 from whileai.server.pages.render import render, when
 from whileai.server.pages.session import page_account
 from whileai.server.routes.deps import StoreDep
-from whileai.server.services import browse, cuts, datasets, profile, runs, traces
+from whileai.server.services import browse, cuts, datasets, gate, profile, runs, trace_reads
+from whileai.server.services.problems import ServiceError
 from whileai.simulations.report.svg import histogram, line_chart
 
 __all__ = ["router"]
@@ -71,7 +70,7 @@ def dataset_page(dataset_id: str, request: Request, store: StoreDep) -> Response
         return _signin()
     try:
         info = datasets.get(store, account, dataset_id)
-    except ApiError as exc:
+    except ServiceError as exc:
         return not_found(exc.message)
     prof = profile.profile(store, account, dataset_id, force=False)
     family = browse.lineage(store, account, dataset_id)
@@ -81,40 +80,13 @@ def dataset_page(dataset_id: str, request: Request, store: StoreDep) -> Response
                ["tasks with a pass and a fail", prof.get("mixed_tasks")],
                ["gradient support", prof.get("gradient_support")],
                ["tool calls", (prof.get("tool_use") or {}).get("tool_calls")]]
-    gate = _gate(store, account, dataset_id, prof.get("version"), info.get("mode"))
+    verdict = gate.gate_facts(store, account, dataset_id, version=prof.get("version"),
+                              mode=info.get("mode"))
     return render("dataset.html", title=info["name"], info=info, dataset_id=dataset_id,
-                  numbers=numbers, gate=gate,
+                  numbers=numbers, gate=verdict,
                   chart=Markup(histogram(list(rates.values()), title="pass rate per task")),
                   rates=[[k, v] for k, v in list(rates.items())[:50]],
                   parents=family["parents"], children=family["children"])
-
-
-_GATE_ROWS = 2000
-
-
-@lru_cache(maxsize=256)
-def _gate(store: Any, account: Any, dataset_id: str, version: Any,
-          mode: str | None) -> dict[str, Any]:
-    """The publish gate on the dataset's first rows (the push gate, when asked, saw them all),
-    remembered per dataset ``version``: a dataset's rows change only with a new version."""
-    from itertools import islice
-
-    from whileai.server.pages.rowsource import dataset_rows
-    from whileai.simulations.selection.gate import publish_gate
-    sample = list(islice(dataset_rows(store, account, dataset_id), _GATE_ROWS))
-    try:
-        report = publish_gate(sample, mode=mode if mode in ("rl", "sft") else "auto",
-                              progress=False)
-    except Exception as exc:  # a refusal is the gate's answer, shown as such
-        return {"refused": str(exc), "facts": [], "warnings": []}
-    signal = report.get("signal") or {}
-    scan = report.get("hack_scan") or {}
-    facts: list[list[Any]] = [
-        ["verdict", "passes" if report.get("ok") else "refused"], ["mode", report.get("mode")],
-        ["rows checked", report.get("rows")], ["graded", report.get("graded")],
-        ["asks with a pass and a fail", signal.get("mixed_asks")],
-        ["hack scan", scan.get("regime")]]
-    return {"refused": "", "facts": facts, "warnings": [str(w) for w in report["warnings"]]}
 
 
 @router.get("/traces")
@@ -123,18 +95,16 @@ def traces_page(request: Request, store: StoreDep) -> Response:
     account = page_account(store, request)
     if account is None:
         return _signin()
-    from whileai.platform.traces import format_cuts
-
     agent = request.query_params.get("agent") or None
     number = page_no(request)
     report = cuts.cuts_report(store, account, agent=agent)
-    found = traces.list_traces(store, account, agent=agent, limit=PAGE_SIZE,
+    found = trace_reads.list_traces(store, account, agent=agent, limit=PAGE_SIZE,
                                offset=number * PAGE_SIZE)
     rows = [[link(f"/traces/{t['traceId']}", t["traceId"]), t["agent"],
              t["prompt"] and t["prompt"][:80], t["spans"],
              ", ".join(f"{k}={v:g}" for k, v in sorted(t["scores"].items())) or "unscored",
              when(t["createdAt"])] for t in found["traces"]]
-    return render("traces.html", title="Traces", lines=format_cuts(report, agent).splitlines(),
+    return render("traces.html", title="Traces", lines=cuts.summary_lines(report, agent),
                   found=found, rows=rows, page_no=number, size=PAGE_SIZE)
 
 
@@ -172,7 +142,7 @@ def run_page(run_id: str, request: Request, store: StoreDep) -> Response:
         return _signin()
     try:
         run = runs.get_run(store, account, run_id)
-    except ApiError as exc:
+    except ServiceError as exc:
         return not_found(exc.message)
     events = run["events"]
     markers = [(float(e["step"]), f"{e.get('name')}: {e.get('message')}") for e in events

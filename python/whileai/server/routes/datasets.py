@@ -8,7 +8,6 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse
 from starlette.concurrency import run_in_threadpool
 
-from whileai.server.errors import ApiError
 from whileai.server.routes.deps import MaybeAccount, Reader, StoreDep, Writer
 from whileai.server.routes.models import (
     DatasetList,
@@ -21,9 +20,7 @@ from whileai.server.routes.models import (
     UpdateIn,
 )
 from whileai.server.services import datasets, profile
-from whileai.server.services.framing import LineCounter
-from whileai.server.services.privileged import PrivilegedLines, refusal
-from whileai.server.store.blobs import PartWriter
+from whileai.server.services.uploads import Upload
 
 __all__ = ["router"]
 
@@ -34,52 +31,21 @@ class _PartResponse(FileResponse):
     chunk_size = 1024 * 1024
 
 
-_BATCH = 1024 * 1024  # bytes of a push parsed at a time by a worker thread
-
-
-def _check_size(written: int, limit: int, free: int) -> None:
-    if written > limit:
-        raise ApiError("too_large", f"the upload passed {limit} bytes, the most this "
-                       "server takes per request")
-    if written > free:
-        raise ApiError("quota_exceeded", f"storage quota: this upload passed the "
-                       f"{free} bytes left on the account; nothing was stored")
-
-
 @router.post("", response_model=DatasetOut, status_code=201,
              summary="Upload rows as JSONL (request body) into a new dataset")
 async def push(request: Request, query: Annotated[PushQuery, Query()], store: StoreDep,
                account: Writer) -> dict[str, Any]:
     """Stream the body to a temp part; the dataset appears only when every byte is stored."""
-    limit = store.config.max_request_bytes  # a declared length past it got 413 already
     new = datasets.NewDataset(**query.model_dump(exclude={"keep_privileged"}))
-    free = await run_in_threadpool(datasets.check_new, store, account, new)
-    lines = LineCounter(max_rows=store.config.max_rows_per_dataset)
-    teacher_only = PrivilegedLines()
-    writer = PartWriter(store.config.tmp_dir)
-
+    upload = await run_in_threadpool(Upload.begin, store, account, new,
+                                     keep_privileged=query.keep_privileged)
     try:
-        pending: list[bytes] = []  # bytes stored but not yet checked, parsed in batches
-        size = 0
         async for chunk in request.stream():
-            writer.write(chunk)
-            teacher_only.feed(chunk)
-            _check_size(writer.bytes, limit, free)
-            pending.append(chunk)
-            size += len(chunk)
-            if size >= _BATCH:  # parsing is CPU work: off the event loop
-                await run_in_threadpool(lines.feed, b"".join(pending))
-                pending, size = [], 0
-        await run_in_threadpool(lines.feed, b"".join(pending))
-        tail = lines.close()
-        held = teacher_only.close()
-        if held and not query.keep_privileged:
-            raise refusal(held, "this upload")
-        if tail:
-            writer.write(tail)
-        return await run_in_threadpool(datasets.create, store, account, new, writer, lines.rows)
+            if upload.add(chunk):  # parsing is CPU work: off the event loop
+                await run_in_threadpool(upload.parse)
+        return await run_in_threadpool(upload.finish)
     except BaseException:
-        writer.abort()
+        upload.abort()
         raise
 
 

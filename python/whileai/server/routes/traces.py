@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from whileai.server.errors import ApiError
 from whileai.server.routes.deps import Reader, StoreDep, Writer
-from whileai.server.services import Account, cuts, traces
+from whileai.server.services import Account, cuts, scoring, trace_reads, traces
 from whileai.server.services.otlp import (
     decode_body,
     decode_logs_body,
@@ -145,13 +145,13 @@ def list_traces(store: StoreDep, account: Reader, agent: str | None = None,
                 limit: int = Query(100, ge=1, le=1000),
                 offset: int = Query(0, ge=0, le=2**31 - 1)) -> dict[str, Any]:
     """A page of traces with their prompt, agent and scores; ``genai`` and ``raw`` counts."""
-    return traces.list_traces(store, account, agent=agent, limit=limit, offset=offset)
+    return trace_reads.list_traces(store, account, agent=agent, limit=limit, offset=offset)
 
 
 @router.get("/traces/{trace_id}", summary="One trace: its row, spans and scores")
 def get_trace(trace_id: str, store: StoreDep, account: Reader) -> dict[str, Any]:
     """``row`` is the conversation (``rows_from_otel`` of the spans), None for a raw trace."""
-    return traces.get_trace(store, account, trace_id)
+    return trace_reads.get_trace(store, account, trace_id)
 
 
 class ScoresIn(BaseModel):
@@ -163,7 +163,7 @@ class ScoresIn(BaseModel):
 @router.post("/scores", summary="Grade finished traces (a re-sent name is a correction)")
 def send_scores(body: ScoresIn, store: StoreDep, account: Writer) -> dict[str, Any]:
     """``applied``, ``unknown`` trace ids and ``rejected`` items; 404 when nothing landed."""
-    return traces.send_scores(store, account, body.scores)
+    return scoring.send_scores(store, account, body.scores)
 
 
 _CUT_PARAMS = {"agent", "since", "holdout", "band_lo", "band_hi"}

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Capability, Kind
+from whileai.server.services.problems import Forbidden
 
 __all__ = ["GRANTS", "Capability", "Kind", "capped", "refusal", "require"]
 
@@ -74,11 +74,11 @@ def require(account: Account, need: Capability) -> Account:
     """``account`` when it may do ``need``.
 
     Raises:
-        ApiError: ``forbidden`` saying which credential kind or scope is missing.
+        Forbidden: saying which credential kind or scope is missing.
     """
     reason = refusal(account, need)
     if reason is not None:
-        raise ApiError("forbidden", reason)
+        raise Forbidden(reason)
     return account
 
 

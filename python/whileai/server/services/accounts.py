@@ -21,9 +21,17 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Capability, Kind, Store
 from whileai.server.services.access import capped
+from whileai.server.services.problems import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NoCredential,
+    NotFound,
+    RefusedCredential,
+    SignupClosed,
+)
 from whileai.server.store.db import reading
 from whileai.server.store.tables import accounts, api_keys, datasets
 
@@ -114,14 +122,14 @@ def describe(found: dict[str, Any]) -> str:
 def signup(store: Store, email: str) -> tuple[Account, str]:
     """Create an account for ``email`` with one key, when the server allows open sign-up."""
     if not store.config.open_signup:
-        raise ApiError("signup_closed", "this server does not allow sign-up; ask its admin "
-                       "for a key (whileai serve --create-key NAME)")
+        raise SignupClosed("this server does not allow sign-up; ask its admin "
+                           "for a key (whileai serve --create-key NAME)")
     if "@" not in email or len(email) > 320:
-        raise ApiError("bad_request", f"not an e-mail address: {email!r}")
+        raise Invalid(f"not an e-mail address: {email!r}")
     with store.engine.connect() as conn:
         taken = conn.execute(sa.select(accounts.c.id).where(accounts.c.name == email)).first()
     if taken is not None:
-        raise ApiError("conflict", f"an account for {email} exists already; log in with its key")
+        raise Conflict(f"an account for {email} exists already; log in with its key")
     return create_key(store, email, key_name="signup", email=email)
 
 
@@ -143,17 +151,17 @@ def _read_delegated(store: Store, token: str) -> dict[str, Any]:
         body, signature = token[len(DELEGATED_PREFIX):].split(".", 1)
         payload = _unb64(body)
     except ValueError as exc:
-        raise ApiError("refused_key", "the delegated credential is malformed") from exc
+        raise RefusedCredential("the delegated credential is malformed") from exc
     if not hmac.compare_digest(_sign(store, payload), signature):
-        raise ApiError("refused_key", "the delegated credential was not signed by this server")
+        raise RefusedCredential("the delegated credential was not signed by this server")
     try:
         claims: dict[str, Any] = json.loads(payload)
         float(claims["exp"])
     except (ValueError, KeyError, TypeError) as exc:  # signed, so only an older format
-        raise ApiError("refused_key", "the delegated credential is malformed") from exc
+        raise RefusedCredential("the delegated credential is malformed") from exc
     if claims["exp"] <= time.time():
-        raise ApiError("refused_key", "the delegated credential has expired; refresh it or "
-                       "issue a new one")
+        raise RefusedCredential("the delegated credential has expired; refresh it or "
+                                "issue a new one")
     return claims
 
 
@@ -167,14 +175,14 @@ def authenticate(store: Store, token: str | None) -> Account:
     """The account behind an API key or a delegated credential.
 
     Raises:
-        ApiError: ``no_key`` (no token) or ``refused_key`` (unknown, revoked, expired,
+        NoCredential: no token; RefusedCredential: (unknown, revoked, expired,
             forged, or a delegated credential whose key was revoked).
     """
     if not token:
-        raise ApiError("no_key", "this route needs an API key: Authorization: Bearer <key>")
+        raise NoCredential("this route needs an API key: Authorization: Bearer <key>")
     if token.startswith(SESSION_PREFIX):
-        raise ApiError("refused_key", "a page session works only as the pages' cookie; "
-                       "send an API key or a delegated credential")
+        raise RefusedCredential("a page session works only as the pages' cookie; "
+                                "send an API key or a delegated credential")
     credential: dict[str, Any] = {}
     if token.startswith(DELEGATED_PREFIX):
         claims = _read_delegated(store, token)
@@ -186,19 +194,19 @@ def authenticate(store: Store, token: str | None) -> Account:
                                              sa.null().label("revoked_at"))
                                    .where(accounts.c.id == claims["a"])).first()
         if row is not None and row.revoked_at is not None:
-            raise ApiError("refused_key", f"the delegated credential was issued with API key "
-                           f"{row.key_id}, which was revoked at {_when(row.revoked_at)}")
+            raise RefusedCredential(f"the delegated credential was issued with API key "
+                                    f"{row.key_id}, which was revoked at {_when(row.revoked_at)}")
         credential = {"kind": Kind.DELEGATED, "expires_at": float(claims["exp"]),
                       "scope": _scope(claims.get("c", [c.value for c in DELEGATED_SCOPE]))}
     else:  # every request passes here: a read that never waits for an ingest's write
         with reading(store.engine) as conn:
             row = _key_row(conn, api_keys.c.key_hash, _hash(token))
         if row is not None and row.revoked_at is not None:
-            raise ApiError("refused_key", f"this API key ({row.key_id}) was revoked at "
-                           f"{_when(row.revoked_at)}; use another key of the account or ask "
-                           "its admin for a new one")
+            raise RefusedCredential(f"this API key ({row.key_id}) was revoked at "
+                                    f"{_when(row.revoked_at)}; use another key of the account "
+                                    "or ask its admin for a new one")
     if row is None:
-        raise ApiError("refused_key", UNKNOWN_KEY)
+        raise RefusedCredential(UNKNOWN_KEY)
     return _account(row, row.key_id, **credential)
 
 
@@ -251,7 +259,7 @@ def revoke_key(store: Store, caller: Account, key_id: str) -> dict[str, Any]:
     """Revoke one key of the caller's account (an admin may revoke any key); idempotent.
 
     Raises:
-        ApiError: ``not_found`` when the account has no key ``key_id``.
+        NotFound: when the account has no key ``key_id``.
     """
     with store.engine.begin() as conn:
         rule = api_keys.c.id == key_id
@@ -259,7 +267,7 @@ def revoke_key(store: Store, caller: Account, key_id: str) -> dict[str, Any]:
             rule = sa.and_(rule, api_keys.c.account_id == caller.id)
         row = conn.execute(sa.select(api_keys).where(rule)).first()
         if row is None:
-            raise ApiError("not_found", f"no API key {key_id} on this account (whileai keys "
+            raise NotFound(f"no API key {key_id} on this account (whileai keys "
                            "lists them)")
         if row.revoked_at is None:
             conn.execute(sa.update(api_keys).where(api_keys.c.id == key_id)
@@ -275,16 +283,16 @@ def issue_delegated(store: Store, account: Account, *, ttl_seconds: int, name: s
     no later and may do no more than it (``ttlSeconds`` says what was granted).
 
     Raises:
-        ApiError: ``bad_request`` for a ttl out of 1..7 days or an empty scope.
+        Invalid: for a ttl out of 1..7 days or an empty scope.
     """
     if not 1 <= ttl_seconds <= MAX_TTL:
-        raise ApiError("bad_request", f"ttl_seconds must be 1..{MAX_TTL}, got {ttl_seconds}")
+        raise Invalid(f"ttl_seconds must be 1..{MAX_TTL}, got {ttl_seconds}")
     now = time.time()
     expires, granted = capped(account, ttl_seconds=ttl_seconds, now=now,
                               scope=tuple(c for c in scope if c in DELEGATED_SCOPE))
     if not granted:
-        raise ApiError("bad_request", "scope must name read and/or write (of what the "
-                       "caller may do)")
+        raise Invalid("scope must name read and/or write (of what the "
+                      "caller may do)")
     claims: dict[str, Any] = {"a": account.id, "n": name, "iat": now, "exp": expires,
                               "c": [c.value for c in granted]}
     if account.key_id is not None:
@@ -303,7 +311,7 @@ def refresh_delegated(store: Store, account: Account, credential: str, *,
     """
     claims = _read_delegated(store, credential)
     if claims["a"] != account.id:
-        raise ApiError("forbidden", "that delegated credential belongs to another account")
+        raise Forbidden("that delegated credential belongs to another account")
     return issue_delegated(store, account, ttl_seconds=ttl_seconds, name=str(claims["n"]),
                            scope=_scope(claims.get("c", [c.value for c in DELEGATED_SCOPE])))
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.services.datasets import _delete_rows
+from whileai.server.services.problems import Invalid, NotFound
 from whileai.server.store.blobs import remove_parts
 from whileai.server.store.tables import agents, datasets
 from whileai.server.store.trace_tables import trace_scores, trace_spans, trace_task_stats, traces
@@ -62,7 +62,7 @@ def register(store: Store, account: Account, name: str, *, description: str | No
              tools: list[Any] | None, system_prompt: str | None) -> dict[str, Any]:
     """Create or update an agent record; only the fields given change."""
     if not name.strip():
-        raise ApiError("bad_request", "an agent needs a name")
+        raise Invalid("an agent needs a name")
     now = time.time()
     values: dict[str, Any] = {"updated_at": now}
     if description is not None:
@@ -108,7 +108,7 @@ def purge(store: Store, account: Account, name: str, *, dry_run: bool) -> dict[s
         n_traces = int(conn.execute(sa.select(sa.func.count()).select_from(traces).where(
             traces.c.account_id == account.id, traces.c.agent == name)).scalar() or 0)
         if record is None and not ids and not n_traces:
-            raise ApiError("not_found", f"no agent {name!r} on this account")
+            raise NotFound(f"no agent {name!r} on this account")
         paths: list[str] = []
         if not dry_run:
             paths = _delete_rows(conn, ids)

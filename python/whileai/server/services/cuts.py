@@ -19,15 +19,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from whileai.cuts_text import format_cuts
 from whileai.rows.source import task_key
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store, datasets, trace_stats
-from whileai.server.services.traces import since_cutoff, trace_rows
+from whileai.server.services.problems import Invalid
+from whileai.server.services.trace_reads import since_cutoff, trace_rows
 from whileai.server.store.blobs import PartWriter
 from whileai.server.store.trace_tables import trace_scores, traces
 from whileai.simulations.selection.holdout import split_pseudo_production
 
-__all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report", "task_cut"]
+__all__ = ["DEFAULT_BAND", "FILTERS", "cut", "cuts_report", "summary_lines", "task_cut"]
 
 DEFAULT_BAND = (0.2, 0.8)
 FILTERS = ("model", "tool", "measure")
@@ -85,7 +86,7 @@ def _stats(store: Store, account: Account, agent: str | None, since: str,
            filters: Mapping[str, Any]) -> dict[str, tuple[int, int, int]]:
     unknown = sorted(set(filters) - set(FILTERS))
     if unknown:
-        raise ApiError("bad_request", f"unknown trace filter(s) {unknown}; use {list(FILTERS)}")
+        raise Invalid(f"unknown trace filter(s) {unknown}; use {list(FILTERS)}")
     if "tool" not in filters:
         return _stats_sql(store, account, agent, since, filters)
     out = {}  # the tool filter reads the steps: row by row
@@ -103,7 +104,7 @@ def _score(row: dict[str, Any]) -> float | None:
 def _band(band: Any) -> tuple[float, float]:
     lo, hi = band if band is not None else DEFAULT_BAND
     if not 0.0 <= lo <= hi <= 1.0:
-        raise ApiError("bad_request", f"band must be (lo, hi) with 0 <= lo <= hi <= 1, got {band}")
+        raise Invalid(f"band must be (lo, hi) with 0 <= lo <= hi <= 1, got {band}")
     return float(lo), float(hi)
 
 
@@ -118,7 +119,7 @@ def _chosen(stats: dict[str, tuple[int, int, int]], kind: str,
 def _held(tasks: list[str], holdout: float | None) -> set[str]:
     """The tasks held out: whole tasks; ``holdout=None`` holds out 20% of 5 or more tasks."""
     if holdout is not None and not 0.0 <= holdout < 1.0:
-        raise ApiError("bad_request", f"holdout must be in [0, 1), got {holdout}")
+        raise Invalid(f"holdout must be in [0, 1), got {holdout}")
     fraction = 0.2 if holdout is None and len(tasks) >= _SMALL else (holdout or 0.0)
     if not tasks or fraction == 0.0:
         return set()
@@ -140,6 +141,11 @@ def cuts_report(store: Store, account: Account, *, agent: str | None = None, sin
     """What a cut would hold: prompts seen, rl (with train/holdout), sft, and more."""
     return _report(_stats(store, account, agent, since, filters or {}), agent=agent, since=since,
                    band=band, holdout=holdout)
+
+
+def summary_lines(report: Mapping[str, Any], agent: str | None = None) -> list[str]:
+    """The report in three lines (``cuts_text.format_cuts``, what the client prints too)."""
+    return format_cuts(report, agent).splitlines()
 
 
 def _report(stats: dict[str, tuple[int, int, int]], *, agent: str | None, since: str,
@@ -189,18 +195,18 @@ def cut(store: Store, account: Account, *, agent: str | None = None, kind: str =
     """Make the train (and holdout) datasets of a cut; returns both entries and the report.
 
     Raises:
-        ApiError: ``kind`` is not rl/sft, or the cut would be empty (nothing is stored).
+        Invalid: ``kind`` is not rl/sft, or the cut would be empty (nothing is stored).
     """
     if kind not in ("rl", "sft"):
-        raise ApiError("bad_request", f"kind must be 'rl' or 'sft', got {kind!r}")
+        raise Invalid(f"kind must be 'rl' or 'sft', got {kind!r}")
     filters = filters or {}
     stats = _stats(store, account, agent, since, filters)
     report = _report(stats, agent=agent, since=since, band=band, holdout=holdout)
     tasks = _chosen(stats, kind, _band(band))
     if not tasks:
-        raise ApiError("bad_request", f"nothing to cut: no prompt qualifies for kind={kind!r} "
-                                      f"({report['prompts']} prompts, {report['scored']} scored "
-                                      "runs); send scores with send_score first")
+        raise Invalid(f"nothing to cut: no prompt qualifies for kind={kind!r} "
+                      f"({report['prompts']} prompts, {report['scored']} scored "
+                      "runs); send scores with send_score first")
     held = _held(tasks, holdout)
     rows = _cut_rows(_rows_by_task(store, account, agent, since, filters, set(tasks)), kind)
     train = [r for r in rows if r["scenario_id"] not in held]

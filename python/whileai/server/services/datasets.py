@@ -16,10 +16,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
 from whileai.server.services.accounts import usage_bytes
 from whileai.server.services.privileged import lines_in_files, part_holds, refusal
+from whileai.server.services.problems import Conflict, Invalid, NotFound, QuotaExceeded
 from whileai.server.store.blobs import PartWriter, remove_parts
 from whileai.server.store.tables import accounts, agents, datasets, parts
 
@@ -62,14 +62,14 @@ def _owned(conn: sa.Connection, account: Account, dataset_id: str) -> Any:
     row = conn.execute(sa.select(datasets).where(
         datasets.c.id == dataset_id, datasets.c.account_id == account.id)).first()
     if row is None:
-        raise ApiError("not_found", f"no dataset {dataset_id} on this account")
+        raise NotFound(f"no dataset {dataset_id} on this account")
     return row
 
 
 def _check_purpose(purpose: str) -> None:
     if purpose not in PURPOSES:
-        raise ApiError("bad_request", f"purpose must be one of {', '.join(PURPOSES)}, "
-                       f"got {purpose!r}")
+        raise Invalid(f"purpose must be one of {', '.join(PURPOSES)}, "
+                      f"got {purpose!r}")
 
 
 def _touch_agent(conn: sa.Connection, account: Account, name: str, now: float) -> None:
@@ -85,7 +85,7 @@ def check_new(store: Store, account: Account, new: NewDataset) -> int:
     """Refuse a push before any byte moves; return the storage bytes still free."""
     _check_purpose(new.purpose)
     if not new.name.strip():
-        raise ApiError("bad_request", "a dataset needs a name")
+        raise Invalid("a dataset needs a name")
     with store.engine.connect() as conn:
         for ref in (new.parent, new.linked):
             if ref is not None:
@@ -106,9 +106,9 @@ def create(store: Store, account: Account, new: NewDataset, writer: PartWriter,
                          .with_for_update())
             used = usage_bytes(conn, account.id)
             if used + writer.bytes > store.config.max_storage_bytes:
-                raise ApiError("quota_exceeded", f"storage quota: {used + writer.bytes} bytes "
-                               f"would exceed {store.config.max_storage_bytes}; delete "
-                               "datasets (whileai purge --empty) or ask for more")
+                raise QuotaExceeded(f"storage quota: {used + writer.bytes} bytes "
+                                    f"would exceed {store.config.max_storage_bytes}; delete "
+                                    "datasets (whileai purge --empty) or ask for more")
             for ref in (new.parent, new.linked):
                 if ref is not None:
                     _owned(conn, account, ref)
@@ -216,7 +216,7 @@ def _readable(conn: sa.Connection, account: Account | None, dataset_id: str) -> 
     row = conn.execute(sa.select(datasets).where(datasets.c.id == dataset_id)).first()
     if row is None or not (row.public or (account is not None and row.account_id == account.id)):
         hint = "" if account is not None else " (or it is not public: pass an API key)"
-        raise ApiError("not_found", f"no dataset {dataset_id}{hint}")
+        raise NotFound(f"no dataset {dataset_id}{hint}")
     return row
 
 
@@ -246,10 +246,10 @@ def part_file(store: Store, account: Account | None, dataset_id: str, index: int
         path = conn.execute(sa.select(parts.c.path).where(
             parts.c.dataset_id == dataset_id, parts.c.idx == index)).scalar()
     if path is None:
-        raise ApiError("not_found", f"dataset {dataset_id} has no part {index}")
+        raise NotFound(f"dataset {dataset_id} has no part {index}")
     found = store.config.parts_dir / str(path)
     if (account is None or row.account_id != account.id) and part_holds(found):
-        raise ApiError("conflict", f"public dataset {dataset_id} holds teacher-only `privileged` "
+        raise Conflict(f"public dataset {dataset_id} holds teacher-only `privileged` "
                        "blocks (published before publishing checked for them); its owner must "
                        "unpublish it and publish a set pushed without them")
     return found
@@ -284,7 +284,7 @@ def _lookalike(conn: sa.Connection, account: Account, name: str, agent: str) -> 
         .where(datasets.c.public.is_(True), datasets.c.account_id != account.id)).all()
     for other_id, other_name, other_agent, owner in others:
         if _card_key(other_name, other_agent or "") == mine:
-            raise ApiError("conflict", f"account {owner} publishes {other_name!r} for agent "
+            raise Conflict(f"account {owner} publishes {other_name!r} for agent "
                            f"{other_agent!r} already ({other_id}); a card of the same name and "
                            "agent from another account could be taken for it: rename the "
                            "dataset or publish under another agent")
@@ -294,8 +294,8 @@ def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
             description: str | None) -> dict[str, Any]:
     """Show a dataset in the public catalog under ``agent``; return its card."""
     if not agent.strip():
-        raise ApiError("bad_request", "publish needs an agent name (for example "
-                       "'airline-support')")
+        raise Invalid("publish needs an agent name (for example "
+                      "'airline-support')")
     with store.engine.connect() as conn:
         _owned(conn, account, dataset_id)
         paths = list(conn.execute(sa.select(parts.c.path).where(parts.c.dataset_id == dataset_id)
@@ -307,7 +307,7 @@ def publish(store: Store, account: Account, dataset_id: str, *, agent: str,
     with store.engine.begin() as conn:
         row = _owned(conn, account, dataset_id)
         if not row.rows:
-            raise ApiError("conflict", f"dataset {dataset_id} holds no rows; push rows first")
+            raise Conflict(f"dataset {dataset_id} holds no rows; push rows first")
         _lookalike(conn, account, row.name, agent)
         conn.execute(sa.update(datasets).where(datasets.c.id == dataset_id).values(
             public=True, card_agent=agent, card_description=description or row.description,

@@ -14,7 +14,7 @@ b'\\n'
 
 from __future__ import annotations
 
-from whileai.server.errors import ApiError
+from whileai.server.services.problems import Invalid, QuotaExceeded, TooLarge
 from whileai.server.services.row_types import type_problem
 from whileai.server.services.strict_json import loads
 
@@ -42,14 +42,14 @@ class LineCounter:
         where = f"upload line {self.lines}"
         row = loads(text, where=where)
         if not isinstance(row, dict):
-            raise ApiError("bad_request", f"{where}: not a JSON object (one row per line)")
+            raise Invalid(f"{where}: not a JSON object (one row per line)")
         problem = type_problem(row)
         if problem:
-            raise ApiError("bad_request", f"{where}: {problem} (row schema v1; docs/rows.md)")
+            raise Invalid(f"{where}: {problem} (row schema v1; docs/rows.md)")
         self.rows += 1
         if self.rows > self.max_rows:
-            raise ApiError("quota_exceeded", f"a dataset may hold at most {self.max_rows} rows "
-                           "on this server; split the set or raise --max-rows-per-dataset")
+            raise QuotaExceeded(f"a dataset may hold at most {self.max_rows} rows "
+                                "on this server; split the set or raise --max-rows-per-dataset")
 
     def feed(self, chunk: bytes) -> None:
         """Check every line the chunk completes."""
@@ -57,7 +57,7 @@ class LineCounter:
         if end < 0:
             self._carry += chunk
             if len(self._carry) > MAX_LINE_BYTES:
-                raise ApiError("too_large", f"upload line {self.lines + 1}: longer than "
+                raise TooLarge(f"upload line {self.lines + 1}: longer than "
                                f"{MAX_LINE_BYTES} bytes, the most one row may hold")
             return
         block = self._carry + chunk[:end]

@@ -5,7 +5,7 @@ each span keeps its bytes (what the store keeps) and becomes the
 :class:`~whileai.simulations.ingest.otlp.Span` that ``ingest.otlp`` reads from its OTLP/JSON body
 (:func:`proto_body`: hex ids, flat attributes, the shape a stored span is shown in).
 An OTLP/JSON body is read by ``ingest.otlp`` itself. Anything that does not decode raises
-``ApiError("bad_request", reason)``: the receiver stores nothing from a malformed body.
+``Invalid(reason)``: the receiver stores nothing from a malformed body.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from whileai.server.errors import ApiError
+from whileai.server.services.problems import Invalid, TooLarge
 from whileai.server.services.strict_json import loads
 from whileai.simulations.ingest.conventions import adapt_attributes
 from whileai.simulations.ingest.logs import log_record_span, log_records
@@ -42,9 +42,9 @@ def _gunzip(body: bytes, limit: int) -> bytes:
     try:
         out = inflater.decompress(body, limit + 1)
     except zlib.error as exc:
-        raise ApiError("bad_request", f"the body is not valid gzip ({exc})") from None
+        raise Invalid(f"the body is not valid gzip ({exc})") from None
     if len(out) > limit or inflater.unconsumed_tail:
-        raise ApiError("too_large", f"the body inflates past {limit} bytes")
+        raise TooLarge(f"the body inflates past {limit} bytes")
     return out
 
 
@@ -163,25 +163,33 @@ def decode_body(body: bytes, content_type: str, content_encoding: str, *,
     """The spans of an export request, in order.
 
     Raises:
-        ApiError: 400 with the reason when the body does not decode (bad gzip, not protobuf,
-            not JSON, JSON not nested as ``resourceSpans[].scopeSpans[].spans[]``), 413 when it
-            inflates past ``limit``.
+        Invalid: the reason when the body does not decode (bad gzip, not protobuf,
+            not JSON, JSON not nested as ``resourceSpans[].scopeSpans[].spans[]``).
+        TooLarge: it inflates past ``limit``.
     """
     body, kind = _unwrapped(body, content_type, content_encoding, limit)
     if kind == PROTOBUF:
-        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
             ExportTraceServiceRequest,
         )
 
-        try:
-            request = ExportTraceServiceRequest.FromString(body)
-        except DecodeError as exc:
-            raise ApiError("bad_request", f"the body is not an OTLP protobuf "
-                                          f"ExportTraceServiceRequest ({exc})") from None
-        return _from_proto(request)
+        return _from_proto(_parsed(ExportTraceServiceRequest, body))
     export = _json_export(body, "resourceSpans")
     return _from_json(export)
+
+
+def _parsed(message: Any, body: bytes) -> Any:
+    """``body`` decoded as the protobuf ``message`` class (an OTLP export request).
+
+    Raises:
+        Invalid: it is not one, naming the message and the decoder's reason.
+    """
+    from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
+
+    try:
+        return message.FromString(body)
+    except DecodeError as exc:
+        raise Invalid(f"the body is not an OTLP protobuf {message.__name__} ({exc})") from None
 
 
 def _unwrapped(body: bytes, content_type: str, content_encoding: str,
@@ -189,17 +197,17 @@ def _unwrapped(body: bytes, content_type: str, content_encoding: str,
     """The body inflated when gzip, and its media type (protobuf or JSON).
 
     Raises:
-        ApiError: an encoding or media type OTLP/HTTP does not use, bad gzip, a zip bomb.
+        Invalid: an encoding or media type OTLP/HTTP does not use, bad gzip, a zip bomb.
     """
     if content_encoding.strip().lower() == "gzip":
         body = _gunzip(body, limit)
     elif content_encoding.strip() not in ("", "identity"):
-        raise ApiError("bad_request", f"unsupported Content-Encoding {content_encoding!r}; "
-                                      "send gzip or none")
+        raise Invalid(f"unsupported Content-Encoding {content_encoding!r}; "
+                      "send gzip or none")
     kind = _media(content_type)
     if kind not in (PROTOBUF, "application/json", ""):
-        raise ApiError("bad_request", f"unsupported Content-Type {content_type!r}; send "
-                                      f"{PROTOBUF} or application/json")
+        raise Invalid(f"unsupported Content-Type {content_type!r}; send "
+                      f"{PROTOBUF} or application/json")
     return body, kind
 
 
@@ -207,11 +215,11 @@ def _json_export(body: bytes, nested: str) -> dict[str, Any]:
     """An OTLP/JSON body: an object holding a ``nested`` list.
 
     Raises:
-        ApiError: not JSON, or not that object.
+        Invalid: not JSON, or not that object.
     """
     export = loads(body, where="the OTLP/JSON body")
     if not isinstance(export, dict) or not isinstance(export.get(nested, []), list):
-        raise ApiError("bad_request", f"an OTLP/JSON body is an object with a {nested} list")
+        raise Invalid(f"an OTLP/JSON body is an object with a {nested} list")
     return export
 
 
@@ -233,22 +241,16 @@ def decode_logs_body(body: bytes, content_type: str, content_encoding: str, *,
     (``ingest.logs``), stored and read like a span.
 
     Raises:
-        ApiError: as :func:`decode_body` does, for an ExportLogsServiceRequest / resourceLogs.
+        Invalid: as :func:`decode_body` does, for an ExportLogsServiceRequest / resourceLogs.
     """
     body, kind = _unwrapped(body, content_type, content_encoding, limit)
     pairs: list[tuple[dict[str, Any], Mapping[str, Any]]] = []
     if kind == PROTOBUF:
-        from google.protobuf.message import DecodeError  # type: ignore[import-untyped]
         from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
             ExportLogsServiceRequest,
         )
 
-        try:
-            request = ExportLogsServiceRequest.FromString(body)
-        except DecodeError as exc:
-            raise ApiError("bad_request", f"the body is not an OTLP protobuf "
-                                          f"ExportLogsServiceRequest ({exc})") from None
-        for rl in request.resource_logs:
+        for rl in _parsed(ExportLogsServiceRequest, body).resource_logs:
             resource = _attributes(rl.resource.attributes)
             pairs.extend((_record_json(r), resource) for sl in rl.scope_logs
                          for r in sl.log_records)
@@ -259,8 +261,8 @@ def decode_logs_body(body: bytes, content_type: str, content_encoding: str, *,
             if not isinstance(scopes, list | None) or not all(
                     isinstance(sc, dict) and isinstance(sc.get("logRecords", []), list)
                     for sc in scopes or []):
-                raise ApiError("bad_request", f"resourceLogs[{r}] is not nested as "
-                                              "scopeLogs[].logRecords[]")
+                raise Invalid(f"resourceLogs[{r}] is not nested as "
+                              "scopeLogs[].logRecords[]")
             pairs.extend(log_records({"resourceLogs": [resource_logs]}))
     spans = [log_record_span(record) for record, _ in pairs]
     decoded = {s.index: s for s in decode_spans(spans)[0]}
@@ -273,25 +275,25 @@ def _json_spans(export: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[s
     """``(span, resource attributes as plain values)`` for every span of an OTLP/JSON export.
 
     Raises:
-        ApiError: the nesting is not ``resourceSpans[].scopeSpans[].spans[]``.
+        Invalid: the nesting is not ``resourceSpans[].scopeSpans[].spans[]``.
     """
     for r, resource_spans in enumerate(export.get("resourceSpans") or []):
         if not isinstance(resource_spans, dict):
-            raise ApiError("bad_request", f"resourceSpans[{r}] is not an object")
+            raise Invalid(f"resourceSpans[{r}] is not an object")
         resource = resource_spans.get("resource") or {}
         if not isinstance(resource, dict):
-            raise ApiError("bad_request", f"resourceSpans[{r}].resource is not an object")
+            raise Invalid(f"resourceSpans[{r}].resource is not an object")
         raw = resource.get("attributes") or {}
         attrs = decode_attributes(raw)
         for s, scope in enumerate(resource_spans.get("scopeSpans") or []):
             spans = scope.get("spans") if isinstance(scope, dict) else None
             if not isinstance(spans, list):
-                raise ApiError("bad_request", f"resourceSpans[{r}].scopeSpans[{s}] has no "
-                                              "spans list")
+                raise Invalid(f"resourceSpans[{r}].scopeSpans[{s}] has no "
+                              "spans list")
             for span in spans:
                 if not isinstance(span, dict) or _NESTED & span.keys():
-                    raise ApiError("bad_request", f"resourceSpans[{r}].scopeSpans[{s}] holds a "
-                                                  "span that is not a span object")
+                    raise Invalid(f"resourceSpans[{r}].scopeSpans[{s}] holds a "
+                                  "span that is not a span object")
                 yield span, attrs
 
 

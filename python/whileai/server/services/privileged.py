@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from whileai.rows.outbound import holds_privileged
-from whileai.server.errors import ApiError
+from whileai.server.services.problems import Conflict, Invalid, ServiceError
 
 __all__ = ["SHOWN", "PrivilegedLines", "lines_in_files", "part_holds", "refusal"]
 
@@ -102,16 +102,16 @@ def part_holds(path: Path, chunk: int = 4 << 20) -> bool:
     return False
 
 
-def refusal(lines: list[int], where: str, *, publishing: bool = False) -> ApiError:
+def refusal(lines: list[int], where: str, *, publishing: bool = False) -> ServiceError:
     """The error that names the lines holding the block and says what to do."""
     named = ", ".join(str(n) for n in lines[:SHOWN])
     more = f" and {len(lines) - SHOWN} more" if len(lines) > SHOWN else ""
     plural = "lines" if len(lines) > 1 else "line"
     if publishing:
-        return ApiError("conflict", f"{plural} {named}{more} of {where} hold a teacher-only "
+        return Conflict(f"{plural} {named}{more} of {where} hold a teacher-only "
                         "`privileged` block, which a public set may never carry; push the rows "
                         "again without keep_privileged (the client drops the block) and publish "
                         "that set")
-    return ApiError("bad_request", f"{plural} {named}{more} of {where} hold a teacher-only "
-                    "`privileged` block; push through the whileai client (it drops the block), "
-                    "remove it, or pass keep_privileged=true for a private store")
+    return Invalid(f"{plural} {named}{more} of {where} hold a teacher-only "
+                   "`privileged` block; push through the whileai client (it drops the block), "
+                   "remove it, or pass keep_privileged=true for a private store")

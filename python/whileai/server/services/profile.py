@@ -24,7 +24,8 @@ from whileai.server.services.datasets import _owned
 from whileai.server.store.tables import datasets, parts
 from whileai.simulations.selection.hygiene import PASS_AT
 
-__all__ = ["PER_TASK_LIMIT", "PREVIEW_CHECKED", "preview", "profile", "profile_rows"]
+__all__ = ["PER_TASK_LIMIT", "PREVIEW_CHECKED", "dataset_rows", "preview", "profile",
+           "profile_rows"]
 
 PER_TASK_LIMIT = 1000
 PREVIEW_CHECKED = 1000
@@ -100,6 +101,15 @@ def profile_rows(rows: Iterator[dict[str, Any]]) -> dict[str, Any]:
 def _paths(conn: sa.Connection, dataset_id: str) -> list[str]:
     return list(conn.execute(sa.select(parts.c.path).where(parts.c.dataset_id == dataset_id)
                              .order_by(parts.c.idx)).scalars())
+
+
+def dataset_rows(store: Store, account: Account, dataset_id: str) -> Iterator[dict[str, Any]]:
+    """The rows of one of the account's datasets, part after part, through the exit filter
+    (``rows.outbound``: a private store's ``privileged`` block is not handed on)."""
+    with store.engine.connect() as conn:
+        _owned(conn, account, dataset_id)
+        paths = _paths(conn, dataset_id)
+    return (outbound(row) for row in _rows(store.config.parts_dir, paths))
 
 
 def profile(store: Store, account: Account, dataset_id: str, *, force: bool) -> dict[str, Any]:

@@ -19,8 +19,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Store
+from whileai.server.services.problems import Invalid, NotFound, TooLarge
 from whileai.server.store.dialect import insert_new
 from whileai.server.store.run_tables import run_events, run_points, runs
 from whileai.server.store.tables import datasets
@@ -66,7 +66,7 @@ def _owned(conn: sa.Connection, account: Account, run_id: str) -> Any:
     row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id,
                                              runs.c.account_id == account.id)).first()
     if row is None:
-        raise ApiError("not_found", f"no run {run_id!r} in this account")
+        raise NotFound(f"no run {run_id!r} in this account")
     return row
 
 
@@ -81,14 +81,14 @@ def _seq_of(line: Mapping[str, Any], where: str) -> int | None:
     if seq is None:
         return None
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-        raise ApiError("bad_request", f"{where}: seq must be a non-negative integer")
+        raise Invalid(f"{where}: seq must be a non-negative integer")
     return seq
 
 
 def _check_batch(lines: Sequence[Any], what: str) -> None:
     if len(lines) > MAX_BATCH:
-        raise ApiError("too_large", f"{len(lines)} {what} in one request; send at most "
-                                    f"{MAX_BATCH} per batch")
+        raise TooLarge(f"{len(lines)} {what} in one request; send at most "
+                       f"{MAX_BATCH} per batch")
 
 
 def create_run(store: Store, account: Account, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def create_run(store: Store, account: Account, body: Mapping[str, Any]) -> dict[
     run_id = body.get("id") or "run_" + secrets.token_hex(8)
     name = str(body.get("name") or "").strip()
     if not name:
-        raise ApiError("bad_request", "a run needs a name")
+        raise Invalid("a run needs a name")
     now = time.time()
     with store.engine.begin() as conn:
         found = conn.execute(sa.select(runs).where(runs.c.run_id == run_id,
@@ -125,8 +125,8 @@ def _check_reference(conn: sa.Connection, account: Account, field: str, value: A
         datasets.c.id == value,
         sa.or_(datasets.c.account_id == account.id, datasets.c.public.is_(True)))).first()
     if found is None:
-        raise ApiError("not_found", f"{field}: no dataset {value!r} in this account or the "
-                                    "public catalog")
+        raise NotFound(f"{field}: no dataset {value!r} in this account or the "
+                       "public catalog")
 
 
 def log_points(store: Store, account: Account, run_id: str, points: Sequence[Mapping[str, Any]],
@@ -142,13 +142,13 @@ def log_points(store: Store, account: Account, run_id: str, points: Sequence[Map
             where = f"points[{i}]"
             step = point.get("step")
             if isinstance(step, bool) or not isinstance(step, int):
-                raise ApiError("bad_request", f"{where}: step must be an integer")
+                raise Invalid(f"{where}: step must be an integer")
             metrics = {k: v for k, v in point.items() if k not in _RESERVED}
             for key, value in metrics.items():
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or (
                         not math.isfinite(value)):
-                    raise ApiError("bad_request", f"{where}: metric {key!r} must be a finite "
-                                                  "number")
+                    raise Invalid(f"{where}: metric {key!r} must be a finite "
+                                  "number")
             seq = _seq_of(point, where)
             if seq is None:
                 nxt = _next_seq(conn, run_points, internal) if nxt is None else nxt
@@ -180,7 +180,7 @@ def log_events(store: Store, account: Account, run_id: str,
             where = f"events[{i}]"
             kind = event.get("kind")
             if not isinstance(kind, str) or not kind:
-                raise ApiError("bad_request", f"{where}: an event needs a kind")
+                raise Invalid(f"{where}: an event needs a kind")
             seq = _seq_of(event, where)
             if seq is None:
                 nxt = _next_seq(conn, run_events, internal) if nxt is None else nxt
@@ -203,7 +203,7 @@ def finish_run(store: Store, account: Account, run_id: str, status: str,
                summary: Mapping[str, Any] | None, adapter: str | None) -> dict[str, Any]:
     """Mark the run done, failed or stopped (a second finish changes nothing)."""
     if status not in STATUSES:
-        raise ApiError("bad_request", f"status must be one of {', '.join(STATUSES)}")
+        raise Invalid(f"status must be one of {', '.join(STATUSES)}")
     with store.engine.begin() as conn:
         run = _owned(conn, account, run_id)
         internal = run.id

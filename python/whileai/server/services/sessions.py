@@ -14,9 +14,9 @@ import time
 
 import sqlalchemy as sa
 
-from whileai.server.errors import ApiError
 from whileai.server.services import Account, Kind, Store
 from whileai.server.services.accounts import SESSION_PREFIX
+from whileai.server.services.problems import Forbidden, RefusedCredential
 from whileai.server.store.db import reading
 from whileai.server.store.session_tables import page_sessions
 from whileai.server.store.tables import accounts, api_keys
@@ -34,10 +34,10 @@ def open_session(store: Store, account: Account, *, ttl_seconds: int = SESSION_T
     """A new session token for ``account``, which signed in with an API key.
 
     Raises:
-        ApiError: ``forbidden`` when ``account`` came with anything but an API key.
+        Forbidden: when ``account`` came with anything but an API key.
     """
     if account.kind is not Kind.KEY or account.key_id is None:
-        raise ApiError("forbidden", "sign in to the pages with an API key (wai_...)")
+        raise Forbidden("sign in to the pages with an API key (wai_...)")
     token = SESSION_PREFIX + secrets.token_urlsafe(32)
     now = time.time()
     with store.engine.begin() as conn:
@@ -65,11 +65,11 @@ def session_account(store: Store, token: str) -> Account:
     """The account of an open session.
 
     Raises:
-        ApiError: ``refused_key`` for an unknown, expired, signed-out session or one whose
+        RefusedCredential: for an unknown, expired, signed-out session or one whose
             API key was revoked.
     """
     if not token.startswith(SESSION_PREFIX):
-        raise ApiError("refused_key", "not a page session; sign in again")
+        raise RefusedCredential("not a page session; sign in again")
     with reading(store.engine) as conn:
         row = conn.execute(
             sa.select(accounts, page_sessions.c.key_id, page_sessions.c.expires_at,
@@ -79,6 +79,6 @@ def session_account(store: Store, token: str) -> Account:
             .where(page_sessions.c.token_hash == _hash(token))).first()
     if (row is None or row.revoked_at is not None or row.key_revoked is not None
             or row.expires_at <= time.time()):
-        raise ApiError("refused_key", "the page session is over; sign in again")
+        raise RefusedCredential("the page session is over; sign in again")
     return Account(id=row.id, name=row.name, tier=row.tier, is_admin=bool(row.is_admin),
                    key_id=row.key_id, kind=Kind.SESSION, expires_at=row.expires_at)

@@ -3,7 +3,7 @@
 Python's ``json`` takes ``NaN`` and ``Infinity``, turns ``1e999`` into ``inf``, reads a
 5,000-digit integer (which later readers refuse), recurses until ``RecursionError`` on deep
 nesting, and a ``\\u0000`` in a string cannot go into PostgreSQL text. ``loads`` refuses all of
-that with ``ApiError("bad_request")`` naming where, so what is stored can be read back by every
+that with ``Invalid`` (a service error) naming where, so what is stored can be read back by every
 reader (``zps.pull``, the pages, the Rust core's ``serde_json``).
 
 >>> loads(b'{"a": [1, 2.5, "x"]}', where="line 1")
@@ -11,7 +11,7 @@ reader (``zps.pull``, the pages, the Rust core's ``serde_json``).
 >>> loads(b'{"a": 1}{"b": 2}', where="line 3")
 Traceback (most recent call last):
 ...
-whileai.server.errors.ApiError: line 3: not one JSON value (Extra data at column 9)
+whileai.server.services.problems.Invalid: line 3: not one JSON value (Extra data at column 9)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import json
 import math
 from typing import Any
 
-from whileai.server.errors import ApiError
+from whileai.server.services.problems import Invalid
 
 __all__ = ["MAX_DEPTH", "MAX_INT", "MIN_INT", "depth", "loads"]
 
@@ -35,7 +35,7 @@ _SUSPECT = (b"0" * 19, b"e000", b"e+000", b"e-000")
 
 
 class _Refused(ValueError):
-    """A number or constant out of range (turned into the ``ApiError`` by ``loads``)."""
+    """A number or constant out of range (turned into ``Invalid`` by ``loads``)."""
 
 
 def _constant(name: str) -> Any:
@@ -85,30 +85,30 @@ def loads(data: bytes | str, *, where: str) -> Any:
     """The one JSON value in ``data``, checked as the module docstring says.
 
     Raises:
-        ApiError: ``bad_request`` naming ``where`` and what is wrong.
+        Invalid: naming ``where`` and what is wrong.
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ApiError("bad_request", f"{where}: not UTF-8 (byte {exc.start})") from None
+        raise Invalid(f"{where}: not UTF-8 (byte {exc.start})") from None
     if b"\x00" in raw or b"\\u0000" in raw:
-        raise ApiError("bad_request", f"{where}: holds a NUL character, which cannot be stored")
+        raise Invalid(f"{where}: holds a NUL character, which cannot be stored")
     shapes = raw.translate(_SHAPES)
     decoder = _CHECKING if any(s in shapes for s in _SUSPECT) else _PLAIN
     try:
         value = decoder.decode(text)
     except _Refused as exc:
-        raise ApiError("bad_request", f"{where}: {exc}") from None
+        raise Invalid(f"{where}: {exc}") from None
     except json.JSONDecodeError as exc:
         what = "not one JSON value" if exc.msg == "Extra data" else "not JSON"
-        raise ApiError("bad_request", f"{where}: {what} ({exc.msg} at column {exc.colno})"
-                       ) from None
+        raise Invalid(f"{where}: {what} ({exc.msg} at column {exc.colno})"
+       ) from None
     except RecursionError:
-        raise ApiError("bad_request", f"{where}: nested deeper than {MAX_DEPTH} levels"
-                       ) from None
+        raise Invalid(f"{where}: nested deeper than {MAX_DEPTH} levels"
+       ) from None
     except ValueError as exc:  # e.g. Python's limit on the digits of an integer
-        raise ApiError("bad_request", f"{where}: {exc}") from None
+        raise Invalid(f"{where}: {exc}") from None
     if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
-        raise ApiError("bad_request", f"{where}: nested deeper than {MAX_DEPTH} levels")
+        raise Invalid(f"{where}: nested deeper than {MAX_DEPTH} levels")
     return value

@@ -22,12 +22,12 @@ from whileai.server.services import Account, trace_stats
 from whileai.server.store.trace_tables import traces
 from whileai.simulations.ingest.joins import absorb, call_ids, is_prefix, merge_prefixes
 
-__all__ = ["join", "keep_absorbed"]
+__all__ = ["join", "keep_absorbed", "mark_merged"]
 
 Encode = Callable[[Any], str]
 
 
-def _merged(record: dict[str, Any], now: float) -> None:
+def mark_merged(record: dict[str, Any], now: float) -> None:
     """Turn ``record`` into a merged trace: raw under ``merged``, its own row kept to show."""
     record.update(genai=False, task="merged", updated_at=now)
 
@@ -70,7 +70,7 @@ def join(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any
         for row in kept:
             for short in row["lineage"].get("merged", ()):
                 if short in mine:
-                    _merged(records[short], now)
+                    mark_merged(records[short], now)
                     del mine[short]
             if row["lineage"].get("merged"):
                 mine[row["trace_id"]] = row
@@ -89,11 +89,11 @@ def join(conn: sa.Connection, account: Account, records: dict[str, dict[str, Any
                 row = mine[trace_id] = absorb(row, theirs)
                 records[trace_id]["row"] = encode(row)
                 merged = dict(found._mapping)
-                _merged(merged, now)
+                mark_merged(merged, now)
             elif is_prefix(row, theirs):
                 theirs = absorb(theirs, row)
                 merged = {**found._mapping, "row": encode(theirs), "updated_at": now}
-                _merged(records[trace_id], now)
+                mark_merged(records[trace_id], now)
             else:
                 continue
             merged.pop("seq", None)  # and the score, which stays as it is: not a record field

@@ -13,39 +13,38 @@ transaction (``trace_stats``). A trace without a row stays raw: kept and counted
 (``ingest.unbuilt``: no GenAI attribute, no message content, merged) in its ``task`` column and
 in the reply. Each call of a conversation without a parent span is a trace of its own: a trace
 whose row is a truncated copy of another trace's row is merged into it (``trace_joins``), in
-one request or across requests in either order. The agent is the trace's ``gen_ai.agent.name``
-(span or resource attribute); an agent exists from its first trace.
+one request or across requests in either order; traces whose spans name one conversation are
+joined into one row even when neither is a copy (``conversations``). The agent is the trace's
+``gen_ai.agent.name`` (span or resource attribute); an agent exists from its first trace.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import operator
 import secrets
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 import sqlalchemy as sa
 
 from whileai.rows.source import task_key
-from whileai.server.errors import ApiError
-from whileai.server.services import Account, Store, trace_joins, trace_stats
-from whileai.server.services.otlp import Incoming, proto_body
-from whileai.server.services.trace_ids import expand_short
+from whileai.server.services import Account, Store, conversations, trace_joins, trace_stats
+from whileai.server.services.otlp import Incoming
+from whileai.server.services.trace_reads import STORED_COLUMNS, stored_span
 from whileai.server.store.dialect import insert_absent, insert_many, insert_new, upsert
 from whileai.server.store.tables import agents
-from whileai.server.store.trace_tables import trace_scores, trace_spans, traces
+from whileai.server.store.trace_tables import trace_spans, traces
 from whileai.simulations.ingest.otel import CONVERSATION_ID, SCENARIO_KEYS, is_genai, read_otel
 from whileai.simulations.ingest.otlp import Span, decode_spans
-from whileai.simulations.ingest.unbuilt import REASONS, explain
+from whileai.simulations.ingest.unbuilt import explain
 
-__all__ = ["get_trace", "ingest", "list_traces", "send_scores", "since_cutoff", "trace_rows"]
+__all__ = ["ingest"]
 
 AGENT_KEY = "gen_ai.agent.name"
 MAX_AGENT = 200  # the characters an agent's name may hold (the agents and traces tables)
@@ -140,7 +139,7 @@ def _prepare(account: Account, received: Sequence[Incoming], now: float) -> _Pre
         spans[trace_id, span_id] = span
         by_trace.setdefault(trace_id, []).append(span)
         if body is not None:
-            del body["traceId"], body["spanId"]  # kept once, in their columns (``_stored``)
+            del body["traceId"], body["spanId"]  # kept once, in their columns (``stored_span``)
         lines.append({"account_id": account_id, "span_id": span_id, "trace_id": trace_id,
                       "body": "" if body is None else _compact(body), "proto": item.proto,
                       "agent": agent or None, "received_at": now})
@@ -229,11 +228,11 @@ def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str
                else [trace_spans.c.received_at, sa.literal_column("ctid")])
     for chunk in range(0, len(trace_ids), 500):
         for stored in conn.execute(
-                sa.select(*_STORED).where(
+                sa.select(*STORED_COLUMNS).where(
                     trace_spans.c.account_id == account.id,
                     trace_spans.c.trace_id.in_(trace_ids[chunk:chunk + 500]))
                 .order_by(*arrival)):
-            body, agent = _stored(*stored)
+            body, agent = stored_span(*stored)
             bodies[stored.trace_id].append(body)
             if agent:
                 agents.setdefault(stored.trace_id, agent)
@@ -243,24 +242,6 @@ def _stored_spans(conn: sa.Connection, account: Account, trace_ids: Sequence[str
         else:
             agent_of.pop(trace_id, None)
     return {trace_id: decode_spans(found)[0] for trace_id, found in bodies.items()}
-
-
-_STORED = (trace_spans.c.trace_id, trace_spans.c.span_id, trace_spans.c.body,
-           trace_spans.c.proto, trace_spans.c.agent)
-
-
-def _stored(trace_id: str, span_id: str, body: str, proto: bytes | None,
-            agent: str | None) -> tuple[dict[str, Any], str | None]:
-    """A stored span as its OTLP/JSON body with its ids in front, and the agent it names.
-
-    Protobuf spans are kept as their bytes; a JSON body stored before migration 0007 carries
-    its agent as ``whileaiAgent`` (and, before its ids moved to their columns, the same ids).
-    """
-    found = proto_body(bytes(proto)) if proto is not None else json.loads(body)
-    agent = agent or found.pop("whileaiAgent", None)
-    found.pop("traceId", None)  # the columns' ids are the ones the span is stored under
-    found.pop("spanId", None)
-    return {"traceId": trace_id, "spanId": span_id, **found}, agent
 
 
 def _rows(groups: Mapping[str, Sequence[Span]]) -> dict[str, dict[str, Any]]:
@@ -301,6 +282,19 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
                                     rows.get(trace_id), now)
     trace_joins.keep_absorbed(conn, account, records, set(before), encode=_compact)
     before = {**before, **trace_joins.join(conn, account, records, now, encode=_compact)}
+
+    def spans_of(ids: Sequence[str]) -> dict[str, Sequence[Span]]:
+        have: dict[str, Sequence[Span]] = {t: spans.get(t) or ready.by_trace[t]
+                                           for t in ids if t in spans or t in ready.by_trace}
+        return {**have, **_stored_spans(conn, account, [t for t in ids if t not in have],
+                                        agent_of)}
+
+    def build(trace_id: str, group: Sequence[Span], row: dict[str, Any]) -> dict[str, Any]:
+        return _record(account, trace_id, group, records[trace_id]["agent"], row, now)
+
+    for trace_id, state in conversations.join(conn, account, records, spans_of, build,
+                                              now).items():
+        before.setdefault(trace_id, state)
     after, genai, raw = [], 0, Counter[str]()
     for trace_id in sorted(records):
         record = records[trace_id]
@@ -313,7 +307,8 @@ def _rebuild(conn: sa.Connection, account: Account, batch: Mapping[str, list[Spa
             raw[record["task"]] += 1
     upsert(conn, traces, [r for t, r in sorted(records.items()) if t in before],
            keys=("account_id", "trace_id"),
-           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at"),
+           update=("agent", "genai", "spans", "scenario", "task", "model", "row", "updated_at",
+                   "conversation"),
            absent=[r for t, r in sorted(records.items()) if t not in before])
     trace_stats.apply(conn, account.id, before.values(), after)
     return genai, dict(raw)
@@ -331,151 +326,5 @@ def _record(account: Account, trace_id: str, spans: Sequence[Span], agent: str |
             "model": str(row["model_version"])[:300] if row and row.get("model_version")
             else None,  # an index column: the row keeps the whole text
             "row": _compact(row) if row is not None else None,
-            "created_at": now, "updated_at": now}
-
-
-def since_cutoff(since: str) -> float | None:
-    """``"all"`` -> None; ``"24h"``, ``"7d"``, ``"30m"`` -> the cut-off epoch time."""
-    if since in ("", "all"):
-        return None
-    units = {"m": 60, "h": 3600, "d": 86400}
-    number, unit = since[:-1], since[-1:]
-    if unit not in units or not number.isdigit() or len(number) > 9:
-        raise ApiError("bad_request", f"since must be 'all' or like '24h', '7d', '30m' (at "
-                                      f"most 9 digits); got {since[:40]!r}")
-    return time.time() - int(number) * units[unit]
-
-
-def trace_rows(store: Store, account: Account, *, agent: str | None = None,
-               since: str = "all", tasks: set[str] | None = None) -> list[dict[str, Any]]:
-    """The GenAI traces' rows (with ``trace_id``; only ``tasks`` when given), scores attached as
-    ``scores``, oldest first."""
-    query = sa.select(traces.c.trace_id, traces.c.row).where(
-        traces.c.account_id == account.id, traces.c.genai.is_(True))
-    if tasks is not None:
-        query = query.where(traces.c.task.in_(sorted(tasks)))
-    if agent is not None:
-        query = query.where(traces.c.agent == agent)
-    cutoff = since_cutoff(since)
-    if cutoff is not None:
-        query = query.where(traces.c.created_at >= cutoff)
-    with store.engine.connect() as conn:
-        found = conn.execute(query.order_by(traces.c.seq)).all()
-        scores: dict[str, dict[str, float]] = {}
-        ids = [trace_id for trace_id, _ in found]
-        for chunk in range(0, len(ids), 500):
-            for trace_id, name, value in conn.execute(
-                    sa.select(trace_scores.c.trace_id, trace_scores.c.name, trace_scores.c.value)
-                    .where(trace_scores.c.account_id == account.id,
-                           trace_scores.c.trace_id.in_(ids[chunk:chunk + 500]))):
-                scores.setdefault(trace_id, {})[name] = value
-    out = []
-    for trace_id, text in found:
-        row = json.loads(text)
-        row["trace_id"] = trace_id
-        row["scores"] = scores.get(trace_id, {})
-        out.append(row)
-    return out
-
-
-def list_traces(store: Store, account: Account, *, agent: str | None, limit: int,
-                offset: int) -> dict[str, Any]:
-    """A page of traces, newest first, with counts of GenAI and raw traces."""
-    where = [traces.c.account_id == account.id]
-    if agent is not None:
-        where.append(traces.c.agent == agent)
-    with store.engine.connect() as conn:
-        counts = trace_stats.trace_counts(conn, account.id, agent)
-        reasons = trace_stats.raw_reasons(conn, account.id, agent)
-        page = conn.execute(sa.select(traces).where(*where).order_by(traces.c.seq.desc())
-                            .limit(limit).offset(offset)).all()
-        ids = [r.trace_id for r in page]
-        scores: dict[str, dict[str, float]] = {}
-        if ids:
-            for trace_id, name, value in conn.execute(
-                    sa.select(trace_scores.c.trace_id, trace_scores.c.name,
-                              trace_scores.c.value).where(
-                        trace_scores.c.account_id == account.id,
-                        trace_scores.c.trace_id.in_(ids))):
-                scores.setdefault(trace_id, {})[name] = value
-    items = []
-    for r in page:
-        row = json.loads(r.row) if r.row else None
-        items.append({"traceId": r.trace_id, "agent": r.agent, "genai": bool(r.genai),
-                      "spans": r.spans, "scenario": r.scenario, "model": r.model,
-                      "prompt": row.get("prompt") if row else None,
-                      "reason": None if r.genai else (r.task or "not_genai"),
-                      "scores": scores.get(r.trace_id, {}), "createdAt": r.created_at})
-    return {"traces": items, "genai": counts.get(True, 0), "raw": counts.get(False, 0),
-            "raw_reasons": reasons, "raw_advice": {k: REASONS[k] for k in reasons if k in REASONS},
-            "total": sum(counts.values())}
-
-
-def send_scores(store: Store, account: Account,
-                scores: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Attach scores to traces; the same (trace, name) again is a correction.
-
-    Raises:
-        ApiError: nothing landed (every trace id unknown, or every score malformed).
-    """
-    now = time.time()
-    good: list[dict[str, Any]] = []
-    rejected: list[dict[str, Any]] = []
-    for i, item in enumerate(scores):
-        trace_id = str(item.get("traceId") or item.get("trace_id") or "").lower()
-        value = item.get("value")
-        if isinstance(value, bool):
-            value = float(value)
-        if not trace_id or not isinstance(value, (int, float)) or not math.isfinite(value):
-            rejected.append({"index": i, "reason": "needs traceId and a finite numeric value"})
-            continue
-        name = str(item.get("name") or "score")[:200]
-        extra = {k: v for k, v in item.items() if k not in ("traceId", "trace_id", "value",
-                                                              "name")}
-        good.append({"account_id": account.id, "trace_id": trace_id, "name": name,
-                     "value": float(value), "fields": json.dumps(extra, default=str),
-                     "updated_at": now})
-    with store.engine.begin() as conn:
-        good, ambiguous = expand_short(conn, account.id, good)
-        rejected += ambiguous
-        known = set(conn.execute(sa.select(traces.c.trace_id).where(
-            traces.c.account_id == account.id,
-            traces.c.trace_id.in_(sorted({g["trace_id"] for g in good}) or [""]))).scalars())
-        applied = [g for g in good if g["trace_id"] in known]
-        unknown = sorted({g["trace_id"] for g in good if g["trace_id"] not in known})
-        upsert(conn, trace_scores, applied, keys=("account_id", "trace_id", "name"),
-               update=("value", "fields", "updated_at"))
-        verdicts = {g["trace_id"]: g["value"] for g in applied if g["name"] == "score"}
-        if verdicts:  # the verdict also sits on the trace and in the summary cuts count
-            before = trace_stats.states(conn, account.id, sorted(verdicts))
-            conn.execute(sa.update(traces).where(
-                traces.c.account_id == account.id,
-                traces.c.trace_id == sa.bindparam("t")).values(score=sa.bindparam("v")),
-                [{"t": t, "v": v} for t, v in verdicts.items()])
-            trace_stats.apply(conn, account.id, before.values(),
-                              [replace(s, score=verdicts[t]) for t, s in before.items()])
-    if not applied:
-        raise ApiError("not_found", f"no score landed: unknown trace ids {unknown[:5]}"
-                                    + (f", rejected {rejected[:3]}" if rejected else "")
-                                    + " (a trace id is the 32-hex OTLP id, or its first 16)")
-    return {"applied": len(applied), "unknown": unknown, "rejected": rejected}
-
-
-def get_trace(store: Store, account: Account, trace_id: str) -> dict[str, Any]:
-    """One trace: its row (None for a raw trace), its spans as received, and its scores."""
-    with store.engine.connect() as conn:
-        found = conn.execute(sa.select(traces).where(
-            traces.c.account_id == account.id, traces.c.trace_id == trace_id.lower())).first()
-        if found is None:
-            raise ApiError("not_found", f"no trace {trace_id!r} in this account")
-        spans = [_stored(*stored)[0] for stored in conn.execute(
-            sa.select(*_STORED).where(
-                trace_spans.c.account_id == account.id,
-                trace_spans.c.trace_id == found.trace_id).order_by(trace_spans.c.span_id))]
-        scores = dict(conn.execute(
-            sa.select(trace_scores.c.name, trace_scores.c.value).where(
-                trace_scores.c.account_id == account.id,
-                trace_scores.c.trace_id == found.trace_id)).tuples().all())
-    return {"traceId": found.trace_id, "agent": found.agent, "genai": bool(found.genai),
-            "row": json.loads(found.row) if found.row else None, "spans": spans,
-            "scores": scores}
+            "created_at": now, "updated_at": now,
+            "conversation": conversations.conversation_of(spans)}

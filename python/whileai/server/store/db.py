@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 
+from whileai.errors import ConfigError
 from whileai.server.store.tables import settings
 
-__all__ = ["migrate", "open_engine", "reading", "server_secret"]
+__all__ = ["Dialect", "dialect_of", "migrate", "open_engine", "reading", "server_secret"]
+
+Dialect = Literal["sqlite", "postgresql"]
+SUPPORTED: tuple[Dialect, ...] = get_args(Dialect)
 
 _MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _READS_ONLY = "whileai_reads_only"  # the execution option ``reading`` sets
@@ -28,9 +32,37 @@ AUTOCHECKPOINT_PAGES = 16384
 WAL_LIMIT_BYTES = 64 * 1024 * 1024  # a log grown past this is cut back when it restarts
 
 
+def dialect_of(url: str) -> Dialect:
+    """The store's dialect, read from the URL by SQLAlchemy (not from its spelling).
+
+    >>> dialect_of("sqlite:////srv/whileai.db"), dialect_of("postgresql+psycopg://u@h/db")
+    ('sqlite', 'postgresql')
+    >>> dialect_of("mysql://root:secret@db/whileai")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    whileai.errors.ConfigError: the database URL mysql://root:***@db/whileai uses 'mysql', ...
+
+    Raises:
+        ConfigError: the URL does not parse, or names a dialect other than SQLite/PostgreSQL.
+    """
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        scheme = url.partition(":")[0]
+        raise ConfigError(f"the database URL (scheme {scheme!r}) does not parse; use "
+                          "sqlite:///PATH or postgresql://USER@HOST/DATABASE") from None
+    name = parsed.get_backend_name()
+    for known in SUPPORTED:
+        if name == known:
+            return known
+    raise ConfigError(f"the database URL {parsed.render_as_string(hide_password=True)} uses "
+                      f"{name!r}, which whileai serve does not support; use sqlite:///PATH or "
+                      f"postgresql://USER@HOST/DATABASE (supported: {', '.join(SUPPORTED)})")
+
+
 def open_engine(url: str) -> sa.Engine:
-    """Create the engine for ``url`` (SQLite file or PostgreSQL)."""
-    if url.startswith("sqlite"):
+    """Create the engine for ``url`` (SQLite file or PostgreSQL; any other dialect is refused
+    by :func:`dialect_of`)."""
+    if dialect_of(url) == "sqlite":
         engine = sa.create_engine(url, connect_args={"timeout": 60, "check_same_thread": False},
                                   pool_size=8, max_overflow=16)
 
@@ -61,13 +93,38 @@ def reading(engine: sa.Engine) -> sa.Connection:
     return engine.connect().execution_options(**{_READS_ONLY: True})
 
 
-def migrate(engine: sa.Engine) -> None:
-    """Upgrade the database to the newest migration (a no-op when it is current)."""
+def migrate(engine: sa.Engine, revision: str = "head") -> None:
+    """Upgrade the database to ``revision`` (the newest by default; a no-op when current).
+
+    On SQLite, foreign keys are off while the migrations run: a migration that rebuilds a table
+    (copy, drop, rename) would otherwise have the drop delete or refuse the rows that refer to
+    it. Before they are turned back on, ``PRAGMA foreign_key_check`` must find nothing dangling.
+
+    Raises:
+        ConfigError: after an SQLite migration, rows refer to rows that are gone.
+    """
     config = Config()
     config.set_main_option("script_location", str(_MIGRATIONS))
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "head")
+    with engine.connect() as conn:
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite:  # outside any transaction: inside one SQLite ignores the pragma
+            conn.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+                "PRAGMA foreign_keys=OFF")
+        try:
+            with conn.begin():
+                config.attributes["connection"] = conn
+                command.upgrade(config, revision)
+                dangling = (conn.exec_driver_sql("PRAGMA foreign_key_check").all()
+                            if sqlite else [])
+                if dangling:
+                    table, rowid, parent, _ = dangling[0]
+                    raise ConfigError(f"migrating the store left {len(dangling)} row(s) "
+                                      f"referring to missing rows (first: {table} row {rowid} "
+                                      f"-> {parent}); nothing was changed; report this")
+        finally:
+            if sqlite:
+                conn.connection.dbapi_connection.execute(  # type: ignore[union-attr]
+                    "PRAGMA foreign_keys=ON")
 
 
 def server_secret(engine: sa.Engine) -> bytes:

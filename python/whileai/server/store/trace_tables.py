@@ -46,12 +46,15 @@ traces = sa.Table(
     sa.Column("row", sa.Text, nullable=True),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
+    # Migration 0010: the conversation the spans name; its traces are joined into one row.
+    sa.Column("conversation", sa.String(300), nullable=True),
     sa.UniqueConstraint("account_id", "trace_id", name="uq_traces_account_trace"),
     # The newest-first pages (migration 0004): a page reads its rows off the index, no sort.
     sa.Index("ix_traces_account_seq", "account_id", "seq"),
     sa.Index("ix_traces_account_agent_seq", "account_id", "agent", "seq"),
     # Covers the cuts query (counts and passes per task) without reading the rows.
     sa.Index("ix_traces_cuts", "account_id", "genai", "agent", "task", "score"),
+    sa.Index("ix_traces_account_conversation", "account_id", "conversation"),
 )
 
 trace_scores = sa.Table(
