@@ -109,10 +109,7 @@ class Attempts:
     clock: Callable[[], float] = time.monotonic
     count: int = 0
     started: float | None = None
-    rng: random.Random = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.rng = random.Random(self.policy.seed)
+    rng: random.Random | None = field(default=None, init=False)  # made at the first jittered wait
 
     def tried(self) -> int:
         """Record one try; return how many have been made."""
@@ -130,6 +127,8 @@ class Attempts:
         return False at once (the caller raises, naming the URL and the last failure)."""
         if not self.left():
             return False
+        if self.policy.jitter and self.rng is None:
+            self.rng = random.Random(self.policy.seed)
         wait = self.policy.delay(self.count - 1, retry_after=retry_after, rng=self.rng)
         spent = self.clock() - (self.started if self.started is not None else self.clock())
         if spent + wait > self.policy.total_time:
