@@ -24,7 +24,6 @@ echoes the ``Authorization`` header cannot leak the key into a message or a row.
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import threading
@@ -32,7 +31,6 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import requests
 import urllib3.exceptions
 
 from whileai.errors import AuthError, BackendError, ConfigError
@@ -41,7 +39,7 @@ from whileai.secrets import mask_secrets
 from whileai.simulations.models.gate import through_gate
 from whileai.simulations.models.policy import ModelQuotaError, RetryPolicy, StoppedError
 from whileai.simulations.models.reply import Reply, parse_reply
-from whileai.simulations.models.session import close_all, settled_session
+from whileai.simulations.models.session import CutReply, Endpoint
 from whileai.simulations.models.spec import ModelSpec
 
 __all__ = ["ChatClient", "ModelQuotaError", "ModelRole", "RetryPolicy", "StoppedError"]
@@ -50,14 +48,6 @@ _CONTEXT_ERROR = re.compile(
     r"context[ _-]length|maximum context|context window|too many tokens|max_tokens .*too large"
     r"|reduce the length|prompt is too long",
     re.IGNORECASE,
-)
-# a reply whose body broke off after the headers (wrong Content-Length, broken chunking, a
-# dropped connection): transient, like a 5xx
-_CUT_BODY = (
-    requests.exceptions.ChunkedEncodingError,
-    requests.exceptions.ContentDecodingError,
-    urllib3.exceptions.ProtocolError,
-    http.client.IncompleteRead,
 )
 T = TypeVar("T")
 _CTX_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) (?:tokens )?in the messages",
@@ -91,29 +81,29 @@ class ChatClient:
         self.role = role
         self.policy = policy or RetryPolicy.from_settings()
         self._stop = stop or threading.Event()
-        self._local = threading.local()
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
-        self._sessions: list[requests.Session] = []
+        self._edge: Endpoint | None = None
         self._reached = False
         self._model: str | None = spec.model
         self._counts: dict[str, int] = {}
-        self._finalizer = weakref.finalize(self, close_all, self._sessions)
 
     # -- plumbing ---------------------------------------------------------------------------
     def url(self, path: str) -> str:
         """The full URL for an API path."""
         return self.spec.base_url + path
 
-    def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = settled_session(self.spec.base_url, self.spec.api_key)
-            session.headers["Content-Type"] = "application/json"
+    def _endpoint(self) -> Endpoint:
+        edge = self._edge
+        if edge is None:
             with self._lock:
-                self._sessions.append(session)
-            self._local.session = session
-        return session
+                if self._edge is None:
+                    self._edge = Endpoint(self.spec.base_url, self.spec.api_key,
+                                          connect_timeout=self.policy.connect_timeout,
+                                          read_timeout=self.policy.timeout)
+                    weakref.finalize(self, self._edge.close)
+                edge = self._edge
+        return edge
 
     def _count(self, key: str, n: int = 1) -> None:
         with self._lock:
@@ -129,10 +119,11 @@ class ChatClient:
         self._stop.set()
 
     def close(self) -> None:
-        """Close every per-thread session (idempotent)."""
+        """Close the kept-alive connections (idempotent)."""
         with self._lock:
-            close_all(self._sessions)
-        self._local = threading.local()
+            edge, self._edge = self._edge, None
+        if edge is not None:
+            edge.close()
 
     def __enter__(self) -> ChatClient:
         return self
@@ -166,6 +157,7 @@ class ChatClient:
         """
         url = self.url(path)
         body = dict(payload) if payload is not None else None
+        edge = self._endpoint()
         budget = self.policy.retry().start(sleep=self._sleep)
         shrinks = 0
         while True:
@@ -174,18 +166,19 @@ class ChatClient:
             self._count("calls")
             budget.tried()
             try:
+                sent = None if body is None else json.dumps(body, allow_nan=False).encode()
                 with through_gate(self.spec.base_url):  # a cluster-wide slot, when sharded
-                    resp = self._session().request(
-                        method, url, json=body,
-                        timeout=(self.policy.connect_timeout, self.policy.timeout),
-                    )
-            except _CUT_BODY as exc:  # the server answered, then the body broke off
+                    status, headers, data = edge.send(method, url, sent)
+            except CutReply as exc:  # the server answered, then the body broke off
                 self._reached = True
                 self._count("cut_replies")
-                self._again(budget, url, f"reply cut mid-body: {exc.__class__.__name__}")
+                self._again(budget, url, f"reply cut mid-body: {exc}")
                 continue
-            except requests.ConnectionError as exc:
-                if not self._reached and not isinstance(exc, requests.ReadTimeout):
+            except urllib3.exceptions.ReadTimeoutError as exc:
+                self._again(budget, url, f"timed out: {exc}")
+                continue
+            except urllib3.exceptions.HTTPError as exc:  # refused, reset, TLS, proxy
+                if not self._reached:
                     raise BackendError(
                         f"cannot reach the {self.role} model at {url}: {exc.__class__.__name__}. "
                         "Check that the server is running and the URL in the spec "
@@ -193,14 +186,8 @@ class ChatClient:
                     ) from exc
                 self._again(budget, url, f"connection error: {exc}")
                 continue
-            except requests.Timeout as exc:
-                self._again(budget, url, f"timed out: {exc}")
-                continue
             self._reached = True
-            with resp:
-                status = resp.status_code
-                text = resp.text
-                headers = resp.headers
+            text = data.decode("utf-8", "replace")
             if status < 400:  # the usual answer: decoded without quoting (masking) the body
                 try:
                     decoded = json.loads(text)
