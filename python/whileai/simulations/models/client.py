@@ -1,4 +1,4 @@
-"""The HTTP edge: a chat-completions client with per-thread sessions, retries and clear errors.
+"""The HTTP edge: a chat-completions client over one connection pool, retries and clear errors.
 
 Failure handling, in order of what the server says:
 
