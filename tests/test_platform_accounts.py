@@ -32,6 +32,7 @@ from whileai.platform.credentials import (
     save_login,
 )
 from whileai.platform.http import call, connect
+from whileai.retry import Retry
 
 require_server_extra()
 
@@ -147,7 +148,7 @@ def test_errors_are_json_with_a_code(url: str) -> None:
 
 def test_unreachable_server_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     dead = f"http://127.0.0.1:{free_port()}"
-    monkeypatch.setattr("whileai.platform.http.BACKOFF", 0.01)
+    monkeypatch.setattr("whileai.platform.http.POLICY", Retry(attempts=4, backoff=0.01))
     with pytest.raises(UnreachableError, match=dead.replace(".", r"\.")):
         zps.datasets(api_key="wai_x", base_url=dead)
 
@@ -188,10 +189,10 @@ def flaky() -> Iterator[tuple[str, list[int]]]:
 def test_429_and_5xx_are_retried(flaky: tuple[str, list[int]],
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     base, seen = flaky
-    monkeypatch.setattr("whileai.platform.http.BACKOFF", 0.01)
+    monkeypatch.setattr("whileai.platform.http.POLICY", Retry(attempts=4, backoff=0.01))
     assert zps.datasets(api_key="k", base_url=base)["count"] == 0
     assert seen == [503, 429, 200]
-    monkeypatch.setattr("whileai.platform.http.ATTEMPTS", 1)
+    monkeypatch.setattr("whileai.platform.http.POLICY", Retry(attempts=1))
     seen.clear()
     with pytest.raises(PlatformError, match="busy"):
         zps.datasets(api_key="k", base_url=base)

@@ -22,7 +22,7 @@ import pytest
 import requests
 
 from whileai.simulations.ingest.otel import read_otel
-from whileai.simulations.ingest.otlp import read_export
+from whileai.simulations.ingest.otlp_files import read_export
 
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the otel extra is missing")
 

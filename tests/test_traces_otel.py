@@ -12,7 +12,7 @@ import pytest
 
 import whileai.simulations as zps
 from whileai.errors import RowError
-from whileai.simulations.ingest import otel
+from whileai.simulations.ingest import otel, span_facts
 from whileai.simulations.ingest.otel import read_otel
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -201,13 +201,13 @@ def test_attribute_names_match_the_semconv_package() -> None:
         reason="needs opentelemetry-semantic-conventions (the `otel` extra)",
     )
     assert otel.CONVERSATION_ID == attrs.GEN_AI_CONVERSATION_ID
-    assert otel.TOOL_NAME == attrs.GEN_AI_TOOL_NAME
+    assert span_facts.TOOL_NAME == attrs.GEN_AI_TOOL_NAME
     assert otel.TOOL_CALL_ID == attrs.GEN_AI_TOOL_CALL_ID
     assert otel.TOOL_CALL_ARGUMENTS == attrs.GEN_AI_TOOL_CALL_ARGUMENTS
     assert otel.TOOL_CALL_RESULT == attrs.GEN_AI_TOOL_CALL_RESULT
     assert otel.INPUT_MESSAGES == attrs.GEN_AI_INPUT_MESSAGES
     assert otel.OUTPUT_MESSAGES == attrs.GEN_AI_OUTPUT_MESSAGES
-    assert otel.OPERATION_NAME == attrs.GEN_AI_OPERATION_NAME
+    assert span_facts.OPERATION_NAME == attrs.GEN_AI_OPERATION_NAME
 
 
 def test_older_per_event_form() -> None:

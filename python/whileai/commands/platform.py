@@ -266,7 +266,7 @@ def run_revoke(args: argparse.Namespace) -> int:
 def run_datasets(_args: argparse.Namespace) -> int:
     """List the account's datasets."""
     # imported when the command runs: `whileai --help` loads no area
-    from whileai.platform.datasets import datasets
+    from whileai.platform.manage import datasets
 
     print(format_datasets(datasets()))
     return 0
@@ -313,7 +313,7 @@ def run_purge(args: argparse.Namespace) -> int:
     """Remove an agent with everything under it, or the account's empty datasets."""
     # imported when the command runs: `whileai --help` loads no area
     from whileai.platform.agents import purge_agent
-    from whileai.platform.datasets import delete_empty_datasets
+    from whileai.platform.manage import delete_empty_datasets
 
     if (args.agent is None) == (not args.empty):
         print("whileai purge: pass --agent NAME or --empty (one of them)")

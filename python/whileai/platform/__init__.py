@@ -19,20 +19,7 @@ from whileai.platform.account import (
     signup,
 )
 from whileai.platform.agents import agents, purge_agent, register_agent
-from whileai.platform.datasets import (
-    catalog,
-    datasets,
-    delete_dataset,
-    delete_empty_datasets,
-    preview,
-    profile,
-    publish,
-    pull,
-    push_file,
-    push_rows,
-    unpublish,
-    update_dataset,
-)
+from whileai.platform.datasets import pull, push_file, push_rows
 from whileai.platform.errors import (
     KeyRefusedError,
     NoKeyError,
@@ -43,6 +30,20 @@ from whileai.platform.errors import (
     UnreachableError,
 )
 from whileai.platform.hub import import_hf
+
+# after the submodule ``datasets`` has loaded (loading binds ``whileai.platform.datasets`` to it):
+# the function of that name must be what the package exposes
+from whileai.platform.manage import (
+    catalog,
+    datasets,
+    delete_dataset,
+    delete_empty_datasets,
+    preview,
+    profile,
+    publish,
+    unpublish,
+    update_dataset,
+)
 from whileai.platform.traces import cut, cuts, format_cuts, list_traces, send_score
 
 __all__ = [

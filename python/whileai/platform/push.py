@@ -44,8 +44,9 @@ def push_run(
         ConfigError: ``holdout`` outside (0, 1), ``publish=True`` without ``agent``, or
             ``publish`` with ``keep_privileged``.
     """
-    from whileai.platform.datasets import delete_dataset, push_rows
-    from whileai.platform.datasets import publish as publish_card
+    from whileai.platform.datasets import push_rows
+    from whileai.platform.manage import delete_dataset
+    from whileai.platform.manage import publish as publish_card
 
     source = getattr(run, "trajectories" if keep_privileged else "rows", None)
     if source is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from whileai.simulations.generate.agents import is_model_spec
 from whileai.simulations.judge.scored import status_counts
 from whileai.simulations.measure.passat import pass_at
 from whileai.simulations.models import RetryPolicy
+from whileai.simulations.pushable import Pushable
 
 __all__ = ["ExportRows", "SimulationData"]
 
@@ -40,7 +41,7 @@ class ExportRows(list[dict[str, Any]]):
         return self
 
 
-class SimulationData:
+class SimulationData(Pushable):
     """The result of ``simulate``: rows, the run's report, and why it stopped.
 
     ``stopped_because`` is a :data:`~whileai.simulations.play.stop.StopReason`; a sharded run
@@ -106,31 +107,6 @@ class SimulationData:
                 if keep_privileged else self.rows)
         write_jsonl(target, rows, keep_privileged=keep_privileged)
         return target
-
-    def push(
-        self, name: str, *, parent: str | None = None, holdout: float | None = None,
-        purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
-        gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
-        description: str | None = None, mode: str | None = None, api_key: str | None = None,
-        progress: bool = True, keep_privileged: bool = False,
-    ) -> dict[str, Any]:
-        """Gate and push the exported rows to the platform; return the dataset entry.
-
-        ``parent`` records lineage; ``holdout`` splits off that fraction of tasks and pushes it
-        as a linked holdout set; ``publish`` (True, or an agent name) publishes the train set;
-        the gate is on by default and a refusal raises ``PublishGateError`` with nothing sent;
-        ``mode`` is the simulation mode recorded on the set and the gate's shape (the run's
-        own mode by default); ``agent`` registers the agent with this run's tools and system
-        prompt; ``progress=False`` silences the progress lines on stderr; ``keep_privileged=True``
-        keeps the teacher-only block for a private store (never with ``publish``). See
-        ``whileai.platform.push.push_run``.
-        """
-        from whileai.platform.push import push_run
-
-        return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
-                        publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
-                        description=description, mode=mode, api_key=api_key,
-                        progress=progress, keep_privileged=keep_privileged)
 
     @property
     def pass_at(self) -> Any:

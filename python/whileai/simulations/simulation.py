@@ -16,30 +16,12 @@ from pathlib import Path
 from typing import Any
 from warnings import warn
 
-from whileai.errors import AgentFailedWarning, ConfigError, SpecError
-from whileai.platform.resolve import resolve_ids
-from whileai.rows.jsonl import load_rows
+from whileai.errors import AgentFailedWarning, SpecError
 from whileai.rows.keywords import valid_kwargs
-from whileai.rows.outbound import task_key
-from whileai.simulations.agent.spec import AgentSpec, agent_spec, inspect
 from whileai.simulations.data import SimulationData
-from whileai.simulations.generate.agents import (
-    RolloutAgent,
-    ToolWorld,
-    is_model_spec,
-    resolve_agent,
-)
-from whileai.simulations.generate.grid import Cell, build_grid
-from whileai.simulations.generate.resolve import resolve_agent as resolve_model_agent
-from whileai.simulations.generate.resolve import resolve_writer
-from whileai.simulations.generate.situation import Situation, Writer
-from whileai.simulations.generate.writer import TemplateWriter
-from whileai.simulations.ingest.dimensions import dimensions_from_traces
-from whileai.simulations.ingest.from_traces import SourceCopyCheck, gate_run
+from whileai.simulations.ingest.from_traces import gate_run
 from whileai.simulations.ingest.harness import tools_from_traces
 from whileai.simulations.ingest.mining import as_trace_rows
-from whileai.simulations.ingest.traces import load_traces
-from whileai.simulations.models.unconfigured import no_model_message
 from whileai.simulations.play import grading
 from whileai.simulations.play.config import (
     Advanced,
@@ -47,165 +29,37 @@ from whileai.simulations.play.config import (
     RepeatPolicy,
     RunConfig,
     Until,
+    fold_aliases,
     resolve_config,
 )
-from whileai.simulations.play.engine import RunInputs, run
-from whileai.simulations.world.mock import World
+from whileai.simulations.play.engine import RunInputs, RunResult, run
+from whileai.simulations.prepare import (
+    AgentArg,
+    Cast,
+    Grader,
+    Plan,
+    SimulatorArg,
+    TaskSource,
+    TraceSource,
+    cast_run,
+    close_owned,
+    pick_grader,
+    plan_run,
+)
 
 __all__ = ["simulate", "simulate_from_traces"]
 
 
-class _ExecuteWorld:
-    """The caller's ``execute(tool, arguments)`` as a world (no SDK faults)."""
-
-    def __init__(self, execute: Callable[[str, dict[str, Any]], Any]) -> None:
-        self.execute = execute
-
-    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> Any:
-        return self.execute(tool, dict(arguments or {}))
-
-
-def _resolve_writer(simulator: object, spec: AgentSpec, cfg: RunConfig,
-                    warnings: list[str]) -> Writer:
-    if simulator is False:
-        return TemplateWriter(avg_turns=cfg.avg_turns, spec=spec)
-    if simulator is not None and not is_model_spec(simulator):
-        if isinstance(simulator, Writer):
-            return simulator
-        raise ConfigError(
-            f"simulator must be False, None, a model spec string or a Writer; got "
-            f"{type(simulator).__name__}"
-        )
-    writer = resolve_writer(simulator, tools=[t.to_openai() for t in spec.tools],
-                                     avg_turns=cfg.avg_turns)
-    if writer is None:
-        if simulator is not None:
-            raise ConfigError(f"simulator {simulator!r} did not resolve to a model writer")
-        warnings.append(no_model_message("writer"))
-        return TemplateWriter(avg_turns=cfg.avg_turns, spec=spec)
-    resolved: Writer = writer
-    return resolved
-
-
-def _resolve_agent(agent: object, spec: AgentSpec, cfg: RunConfig, writer: Writer,
-                   execute: Callable[..., Any] | None) -> RolloutAgent:
-    """A model spec (or None: the configured model) goes through the backends; the rest
-    through ``generate.agents.resolve_agent``. A model agent gets the writer for later turns."""
-    if agent is None or is_model_spec(agent):
-        model = resolve_model_agent(
-            agent, tools=[t.to_openai() for t in spec.tools], system_prompt=spec.policy,
-            logprobs=cfg.logprobs, avg_turns=cfg.avg_turns, execute=execute,
-        )
-        if model is None:
-            resolve_agent(None)  # raises the "no agent" ConfigError
-        agent = model
-    resolved = resolve_agent(agent)
-    if hasattr(resolved, "writer") and getattr(resolved, "writer", None) is None:
-        resolved.writer = writer
-    return resolved
-
-
-def _load_tasks(tasks: object) -> tuple[tuple[Situation, ...], int]:
-    """A previous run's tasks (its situations) and its k (rollouts per task)."""
-    source = tasks.trajectories if isinstance(tasks, SimulationData) else resolve_ids(tasks)
-    rows = load_rows(source)
-    by_task: dict[str, list[dict[str, Any]]] = {}
-    for i, row in enumerate(rows):
-        by_task.setdefault(task_key(row, where=f"tasks[{i}]"), []).append(row)
-    situations = []
-    k = 1
-    for key, group in by_task.items():
-        row = group[0]
-        k = max(k, len(group), 1 + max(int(r.get("rollout_index") or 0) for r in group))
-        dims = row.get("scenario_dimensions") or {}
-        world_state = row.get("world_state") or {}
-        privileged = row.get("privileged") or {}
-        values = tuple((a, str(v)) for a, v in dims.items() if isinstance(v, str | int))
-        situations.append(Situation(
-            scenario_id=str(row.get("scenario_id") or key),
-            prompt=str(row.get("prompt") or ""),
-            cell=Cell(values=values, block="tasks", clause=str(privileged.get("principle", ""))),
-            visit=int(dims.get("visit", 0) or 0),
-            phrasing=int(dims.get("phrasing", 0) or 0),
-            seed=int(dims.get("seed", 0) or 0),
-            world_state=world_state,
-            faults=tuple(row.get("faults") or ()),
-            hidden_state=str(privileged.get("hidden_state", "")),
-            reference=str(privileged.get("reference", "")),
-            principle=str(privileged.get("principle", "")),
-            slots=dict(world_state.get("slots") or {}),
-            tools=tuple(world_state.get("target_tools") or ()),
-            answer=str(privileged.get("answer", "")),
-        ))
-    if not situations:
-        raise SpecError("tasks= holds no rows: pass a previous run, its rows or its JSONL path")
-    return tuple(situations), k
-
-
-def _trace_dimensions(
-    traces: object, spec: AgentSpec
-) -> tuple[dict[str, Sequence[str]], list[str]]:
-    """The grid axes the traces aim at, and the traces' asks (kept out of the rows)."""
-    rows: list[Any] = list(load_traces(traces))
-    dims: dict[str, Sequence[str]] = dict(dimensions_from_traces(
-        rows, [t.to_openai() for t in spec.tools], spec.policy))
-    asks = [str(r.get("prompt") or "") for r in rows if isinstance(r, Mapping)]
-    return dims, asks
-
-
-def _run_spec(agent: object, tools: Sequence[Mapping[str, Any]] | None, prompt: str | None,
-              spec: str | Path | Mapping[str, Any] | None, rubric: str | None) -> AgentSpec:
-    """The run's spec from the keywords, or from an agent object that carries its own tools and
-    prompt when none of them is given."""
-    if tools is None and prompt is None and spec is None and agent is not None \
-            and not is_model_spec(agent):
-        carried = inspect(agent)
-        tools, prompt = carried["tools"] or None, carried["system_prompt"] or None
-        if tools is None and prompt is None:
-            who = getattr(agent, "__name__", None) or type(agent).__name__
-            raise SpecError(
-                f"simulate(agent={who}): the agent carries no tools and no system prompt, and "
-                "none were passed. Pass them beside it (simulate(agent, tools=TOOLS, "
-                f"system_prompt=POLICY)), or let the agent bring them: {who}.tools = TOOLS and "
-                f"{who}.system_prompt = POLICY (or an object with those attributes)"
-            )
-    run_spec = agent_spec(tools=tools, system_prompt=prompt, spec=spec)
-    if not rubric:
-        return run_spec
-    return AgentSpec(tools=run_spec.tools, policy=run_spec.policy,
-                     situations=run_spec.situations, rubric=str(rubric), notes=run_spec.notes)
-
-
-def _grader(grader: Callable[[dict[str, Any]], Mapping[str, Any]] | None, grade: bool,
-            warnings: list[str]) -> Callable[[dict[str, Any]], Mapping[str, Any]] | None:
-    """``grader=``, or the checklist for the legacy ``grade=True`` (with its warning)."""
-    if grader is not None and not callable(grader):
-        raise ConfigError("grader must be a callable row -> {'reward': ...}")
-    if not grade:
-        return grader
-    if grader is not None:
-        raise ConfigError("pass grade=True (legacy) or grader=, not both")
-    warnings.append(grading.GRADE_WARNING)
-    return grading.checklist_grader
-
-
-def _close(*owned: object) -> None:
-    """Close what this call opened (a model client, the LLM grader); None is skipped."""
-    for thing in owned:
-        close = getattr(thing, "close", None)
-        if callable(close):
-            close()
-
 
 @valid_kwargs
 def simulate(
-    agent: object = None,
+    agent: AgentArg = None,
     *,
     tools: Sequence[Mapping[str, Any]] | None = None,
     system_prompt: str | None = None,
     policy: str | None = None,
     spec: str | Path | Mapping[str, Any] | None = None,
-    simulator: object = None,
+    simulator: SimulatorArg = None,
     mode: Mode = "explore",
     situations: int | None = None,
     requests_per_situation: int | None = None,
@@ -222,10 +76,10 @@ def simulate(
     risk: float | None = None,
     repeat_policy: RepeatPolicy | None = None,
     reproducible: bool = False,
-    grader: Callable[[dict[str, Any]], Mapping[str, Any]] | None = None,
+    grader: Grader | None = None,
     execute: Callable[[str, dict[str, Any]], Any] | None = None,
-    tasks: object = None,
-    traces: object = None,
+    tasks: TaskSource = None,
+    traces: TraceSource = None,
     dimensions: Mapping[str, Sequence[str]] | None = None,
     rubric: str | None = None,
     output: str | Path | None = None,
@@ -239,7 +93,19 @@ def simulate(
     """Simulate situations for an agent, play it through them, and return the rows.
 
     Every keyword is keyword-only; a misspelt one raises ``TypeError`` listing the valid ones.
-    An alias and its canonical name may both be given only when they agree.
+    An alias and its canonical name may both be given only when they agree. The aliases, one
+    table (``run.config.ALIAS_TABLE``), folded before anything else runs:
+
+    ==========  ==========================
+    alias       canonical keyword
+    ==========  ==========================
+    policy      system_prompt
+    phrasings   requests_per_situation
+    n           requests_per_situation
+    repeats     rollouts_per_request
+    unique      unique_situations
+    risk        fault_rate
+    ==========  ==========================
 
     Args:
         agent: a callable ``message -> {"steps": [...], "final_text": str}``, an object with
@@ -316,7 +182,7 @@ def simulate(
         AgentFailedWarning: the agent failed every rollout (no rows; ``stopped_because`` is
             ``"agent_failed"`` and ``search["first_agent_error"]`` says why).
     """
-    cfg = resolve_config({
+    knobs = fold_aliases({
         "mode": mode, "situations": situations,
         "requests_per_situation": requests_per_situation, "phrasings": phrasings, "n": n,
         "rollouts_per_request": rollouts_per_request, "repeats": repeats,
@@ -326,39 +192,39 @@ def simulate(
         "progress": progress, "advanced": advanced,
         "system_prompt": system_prompt, "policy": policy,
     })
+    cfg = resolve_config(knobs)
     if llm_grade:
         grading.require_judge(llm_grade)  # before anything runs: no judge, no run
-    prompt = system_prompt if system_prompt is not None else policy
-    run_spec = _run_spec(agent, tools, prompt, spec, rubric)
+    plan = plan_run(agent, tools, knobs["system_prompt"], spec, rubric, traces, dimensions, tasks)
     warnings: list[str] = []
-    axes = dict(dimensions or {})
-    reject = None
-    if traces is not None:
-        aimed, _asks = _trace_dimensions(traces, run_spec)
-        axes = {**aimed, **axes}
-        reject = SourceCopyCheck(traces)  # the same test as gate_run, before play
-    grid = build_grid(run_spec, axes or None)
-    played, task_k = _load_tasks(tasks) if tasks is not None else (None, None)
-    if execute is not None and not callable(execute):
-        raise ConfigError("execute must be a callable (tool_name, arguments) -> result")
-    writer = _resolve_writer(simulator, run_spec, cfg, warnings)
-    rollout_agent = _resolve_agent(agent, run_spec, cfg, writer, execute)
-    world: ToolWorld = _ExecuteWorld(execute) if execute else World(
-        run_spec, fault_rate=cfg.fault_rate, seed=cfg.seed)
-    if cfg.logprobs and not (agent is None or is_model_spec(agent)):
-        warnings.append("logprobs= records only with model agents; this agent is a callable")
-    grader = _grader(grader, grade, warnings)
-    llm = grading.llm_grader(llm_grade) if llm_grade else None
+    cast = cast_run(agent, simulator, execute, plan.spec, cfg, warnings)
+    graders = (pick_grader(grader, grade, warnings),
+               grading.llm_grader(llm_grade) if llm_grade else None)
+    result = _play(plan, cast, cfg, graders, output=output, overwrite=overwrite,
+                   warnings=warnings)
+    return _finish(result, plan, cfg, llm=graders[1], traces=traces, output=output)
+
+
+def _play(plan: Plan, cast: Cast, cfg: RunConfig,
+          graders: tuple[Grader | None, grading.LLMGrader | None], *,
+          output: str | Path | None, overwrite: bool, warnings: list[str]) -> RunResult:
+    """Step 3: run the engine, then close what this call opened."""
+    grader, llm = graders
     try:
-        result = run(RunInputs(
-            spec=run_spec, grid=grid, writer=writer, agent=rollout_agent, world=world, cfg=cfg,
-            grader=grader, output=output, overwrite=overwrite, tasks=played,
-            task_repeats=task_k,
-            warnings=tuple(warnings), reject=reject, finish=llm,
+        return run(RunInputs(
+            spec=plan.spec, grid=plan.grid, writer=cast.writer, agent=cast.agent,
+            world=cast.world, cfg=cfg, grader=grader, output=output, overwrite=overwrite,
+            tasks=plan.tasks, task_repeats=plan.task_repeats, warnings=tuple(warnings),
+            reject=plan.reject, finish=llm,
         ))
     finally:
-        owned = rollout_agent if agent is None or is_model_spec(agent) else None
-        _close(llm, owned, writer if not isinstance(writer, TemplateWriter) else None)
+        close_owned(llm, *cast.owned)
+
+
+def _finish(result: RunResult, plan: Plan, cfg: RunConfig, *,
+            llm: grading.LLMGrader | None, traces: TraceSource,
+            output: str | Path | None) -> SimulationData:
+    """Step 4: the LLM grade report, the traces' last copy check, the result object."""
     trajectories, search = result.trajectories, result.search
     if llm is not None and trajectories:  # each row was graded before it was written
         search["llm_grade"] = llm.report(trajectories)
@@ -367,16 +233,16 @@ def simulate(
     if not trajectories and result.stopped_because == "agent_failed":
         warn(AgentFailedWarning(
             f"simulate: no rows; the agent failed all {search.get('agent_errors', 0)} rollouts "
-            f"it was given (first error: {search.get('first_agent_error')})"), stacklevel=2)
+            f"it was given (first error: {search.get('first_agent_error')})"), stacklevel=3)
     return SimulationData(
         trajectories=trajectories,
         search=search,
         stopped_because=result.stopped_because,
         mode=cfg.mode,
         rollouts_per_request=result.repeats,
-        system_prompt=run_spec.policy,
-        tools=[t.to_openai() for t in run_spec.tools],
-        rubric=run_spec.rubric,
+        system_prompt=plan.spec.policy,
+        tools=[t.to_openai() for t in plan.spec.tools],
+        rubric=plan.spec.rubric,
     )
 
 

@@ -44,7 +44,17 @@ from whileai.simulations.ingest.messages import (
     event_messages,
     read_messages,
 )
-from whileai.simulations.ingest.otlp import Span, decode_spans, read_export
+from whileai.simulations.ingest.otlp import Span, decode_spans
+from whileai.simulations.ingest.otlp_files import read_export
+from whileai.simulations.ingest.span_facts import (
+    TOOL_NAME,
+    USAGE_KEYS,
+    is_agent_span,
+    is_tool_span,
+    model_of,
+    reward_of,
+    usage_of,
+)
 from whileai.simulations.ingest.steps import parse_json_value
 
 __all__ = ["COUNT_KEYS", "REWARD_KEYS", "SCENARIO_KEYS", "OtelLoad", "is_genai",
@@ -55,16 +65,9 @@ REWARD_KEYS: tuple[str, ...] = ("whileai.reward",)
 # grouped together by pass@k and by the platform's cuts.
 SCENARIO_KEYS: tuple[str, ...] = ("whileai.scenario_id", "zeroproof.scenario_id")
 CONVERSATION_ID = "gen_ai.conversation.id"
-OPERATION_NAME = "gen_ai.operation.name"
-TOOL_NAME = "gen_ai.tool.name"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_CALL_RESULT = "gen_ai.tool.call.result"
-_USAGE = (
-    ("input_tokens", ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
-    ("output_tokens", ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
-)
-_USAGE_KEYS = frozenset(key for _, keys in _USAGE for key in keys)
 # Every count read_otel reports (zero when nothing of the kind happened).
 COUNT_KEYS = (
     "spans_in", "not_a_span", "missing_ids", "missing_times", "unknown_values", "skipped_lines",
@@ -73,7 +76,7 @@ COUNT_KEYS = (
     "empty_conversations", "conversations", "rows", "log_records", "log_records_alone",
     "without_content", "not_genai", "merged",
 )
-_AGENT_OPERATIONS = {"invoke_agent", "create_agent", "invoke_workflow"}
+
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -88,19 +91,6 @@ def is_genai(spans: Sequence[Span]) -> bool:
     """Whether a span carries a GenAI attribute (another convention's read as one) or is a log
     record of the chat."""
     return any(k.startswith("gen_ai.") or k == LOG_RECORD for s in spans for k in s.attributes)
-
-
-def _is_tool_span(span: Span) -> bool:
-    op = span.attributes.get(OPERATION_NAME)
-    return op == "execute_tool" or span.name.startswith("execute_tool") or (
-        op is None and TOOL_NAME in span.attributes
-    )
-
-
-def _is_agent_span(span: Span) -> bool:
-    return span.attributes.get(OPERATION_NAME) in _AGENT_OPERATIONS or span.name.startswith(
-        "invoke_agent"
-    )
 
 
 def _span_messages(span: Span, tally: Counter[str]) -> tuple[list[Message], list[Message]]:
@@ -225,41 +215,6 @@ def _tool_span(span: Span, state: _Transcript, tally: Counter[str]) -> None:
         step["result"] = {"error": str(reason)}
 
 
-def _names_any(spans: Sequence[Span], keys: Sequence[str]) -> bool:
-    """Whether an attribute of a span or of one of its events is one of ``keys``."""
-    for span in spans:
-        for key in keys:
-            if key in span.attributes:
-                return True
-        for event in span.events:
-            for key in keys:
-                if key in event.attributes:
-                    return True
-    return False
-
-
-def _reward(spans: Sequence[Span], keys: Sequence[str], tally: Counter[str]) -> float | None:
-    """The last reward set in time order (``spans`` unordered), checked in range."""
-    if not _names_any(spans, keys):
-        return None  # the usual case: no reward, no need to order the spans
-    found: Any = None
-    for span in sorted(spans, key=lambda s: (s.start or 0, s.index)):
-        for attrs in (span.attributes, *(e.attributes for e in span.events)):
-            for key in keys:
-                if key in attrs:
-                    found = attrs[key]
-    if found is None:
-        return None
-    try:
-        value = float(found)
-    except (TypeError, ValueError):
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        tally["rewards_rejected"] += 1
-        return None
-    return value
-
-
 def _ordered(spans: Sequence[Span]) -> list[tuple[int, int, int, str, Span]]:
     """Span moments in time order: inputs at the start, tool spans, outputs at the end."""
     moments: list[tuple[int, int, int, str, Span]] = []
@@ -268,7 +223,7 @@ def _ordered(spans: Sequence[Span]) -> list[tuple[int, int, int, str, Span]]:
         start = span.start if span.start is not None else clock
         clock = start
         end = span.end if span.end is not None and span.end >= start else start
-        if _is_tool_span(span):
+        if is_tool_span(span):
             moments.append((start, span.index, 1, "tool", span))
         else:
             moments.append((start, span.index, 0, "in", span))
@@ -314,52 +269,18 @@ def _build(key: str, spans: Sequence[Span], reward_keys: Sequence[str],
                      if s.attributes.get(k)), None)
     if scenario is not None:
         row["scenario_id"] = str(scenario)
-    if any(not _USAGE_KEYS.isdisjoint(s.attributes) for s in spans):
-        usage = _usage([s for s in spans if not _is_agent_span(s)]) or _usage(spans)
+    if any(not USAGE_KEYS.isdisjoint(s.attributes) for s in spans):
+        usage = usage_of([s for s in spans if not is_agent_span(s)]) or usage_of(spans)
         if usage:
             row["usage"] = usage
-    model = _model(spans)
+    model = model_of(spans)
     if model is not None:
         row["model_version"] = model
-    reward = _reward(spans, reward_keys, tally)
+    reward = reward_of(spans, reward_keys, tally)
     if reward is not None:
         row["reward"] = reward
     row["lineage"] = {"source": "otel", "stages": ["rows_from_otel"], "group": key}
     return row
-
-
-def _model(spans: Sequence[Span]) -> str | None:
-    """The model that answered: ``gen_ai.response.model`` of the last model call in time order
-    (an agent span may name only the model it asked for), else the request model."""
-    best: tuple[int, int, int] | None = None
-    model = None
-    for span in spans:  # one pass: a model call's response model, else its request model, ...
-        attrs = span.attributes
-        value, rank = attrs.get("gen_ai.response.model"), 2
-        if not value:
-            value, rank = attrs.get("gen_ai.request.model"), 1
-        if not value:
-            continue
-        if not _is_agent_span(span) and not _is_tool_span(span):
-            rank += 2  # ... then the same of any other span
-        key = (rank, span.start or 0, span.index)
-        if best is None or key > best:
-            best, model = key, value
-    return None if model is None else str(model)
-
-
-def _usage(spans: Sequence[Span]) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for name, keys in _USAGE:
-        for span in spans:
-            attrs, value = span.attributes, None
-            for key in keys:
-                if key in attrs:
-                    value = attrs[key]
-                    break
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                totals[name] = totals.get(name, 0) + int(value)
-    return totals
 
 
 _OTEL_MARKS = (b'"resourceSpans"', b'"resourceLogs"', b'"resource_spans"', b'"trace_id": "0x')

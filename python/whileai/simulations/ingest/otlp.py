@@ -16,18 +16,14 @@ the rest of the batch.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from whileai.errors import RowError
-from whileai.rows.depth import check_depth, loads_limited
-from whileai.rows.jsonl import read_jsonl
 from whileai.simulations.ingest.conventions import adapt_attributes
 
 __all__ = [
@@ -37,7 +33,6 @@ __all__ = [
     "decode_attributes",
     "decode_spans",
     "decode_value",
-    "read_export",
 ]
 
 _MISSING = object()
@@ -326,49 +321,6 @@ def _raw_spans(source: Any) -> Iterable[Any]:
             yield from _raw_spans(item)
         else:
             yield item
-
-
-def read_export(path: Path) -> tuple[list[Any], int]:
-    """Read an OTLP/JSON file: one JSON document, or JSONL with one export per line.
-
-    Returns the parsed documents and how many lines could not be read.
-
-    Raises:
-        RowError: the file does not exist.
-    """
-    if not path.is_file():
-        raise RowError(f"rows_from_otel: no such file {str(path)!r}; pass an OTLP/JSON export")
-    data = path.read_bytes()
-    try:
-        return [loads_limited(data, where=str(path))], 0
-    except ValueError:
-        docs = _concatenated(data)
-        if docs:
-            return docs, 0
-        reader = read_jsonl(path, strict=False)
-        return list(reader), reader.skipped
-
-
-def _concatenated(data: bytes) -> list[Any]:
-    """The documents of a file of JSON documents one after another, each over several lines
-    (what the SDK's ``ConsoleSpanExporter`` writes); empty when the file is not that."""
-    try:
-        text = data.decode()
-    except UnicodeDecodeError:
-        return []
-    decoder, at = json.JSONDecoder(), 0
-    docs: list[Any] = []
-    while True:
-        while at < len(text) and text[at].isspace():
-            at += 1
-        if at == len(text):
-            return docs if len(docs) > 1 else []
-        try:
-            doc, at = decoder.raw_decode(text, at)
-        except (ValueError, RecursionError):
-            return []
-        check_depth(doc, where="console JSON")
-        docs.append(doc)
 
 
 def decode_spans(source: Any) -> tuple[list[Span], SpanCounts]:

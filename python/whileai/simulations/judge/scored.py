@@ -7,7 +7,6 @@ ScoredData(1 rows: 1 pass, 0 fail, 0 partial, 0 unjudged)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -18,6 +17,7 @@ from whileai.rows.outbound import export_row
 from whileai.rows.source import read_reward
 from whileai.simulations.judge.trust import judge_agreement
 from whileai.simulations.measure.passat import PassAt, pass_at
+from whileai.simulations.pushable import Pushable
 
 __all__ = ["ScoredData", "status_counts"]
 
@@ -38,7 +38,7 @@ def status_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ScoredData:
+class ScoredData(Pushable):
     """Graded row copies plus who graded them; the run they came from is untouched."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
@@ -51,25 +51,6 @@ class ScoredData:
 
     def __iter__(self) -> Any:
         return iter(self.rows)
-
-    def push(
-        self, name: str, *, parent: str | None = None, holdout: float | None = None,
-        purpose: str | None = None, agent: str | None = None, publish: bool | str = False,
-        gate: bool = True, endorsed: Sequence[str] = (), strict_hacks: bool = False,
-        description: str | None = None, mode: str | None = None, api_key: str | None = None,
-        progress: bool = True, keep_privileged: bool = False,
-    ) -> dict[str, Any]:
-        """Gate and push the graded rows to the platform (options as ``SimulationData.push``).
-
-        The rows go through the exit filter (``rows.outbound``): no ``privileged`` block leaves
-        unless ``keep_privileged=True`` (a private store; such a set can never be published).
-        """
-        from whileai.platform.push import push_run
-
-        return push_run(self, name, parent=parent, holdout=holdout, purpose=purpose, agent=agent,
-                        publish=publish, gate=gate, endorsed=endorsed, strict_hacks=strict_hacks,
-                        description=description, mode=mode, api_key=api_key,
-                        progress=progress, keep_privileged=keep_privileged)
 
     @property
     def trajectories(self) -> list[dict[str, Any]]:

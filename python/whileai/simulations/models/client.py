@@ -1,11 +1,12 @@
-"""The HTTP edge: a chat-completions client with per-thread sessions, retries and clear errors.
+"""The HTTP edge: a chat-completions client over one connection pool, retries and clear errors.
 
 Failure handling, in order of what the server says:
 
 - connection refused / DNS failure before the host ever answered: fail at once
   (:class:`~whileai.errors.BackendError` naming the URL); after it has answered, retry.
-- 5xx, read timeouts, malformed JSON bodies, replies cut mid-body (wrong ``Content-Length``,
-  broken chunked encoding): retry with exponential backoff, then give up.
+- 500/502/503/504, read timeouts, malformed JSON bodies, replies without a usable message,
+  replies cut mid-body (wrong ``Content-Length``, broken chunked encoding): retry with
+  exponential backoff, then give up.
 - 429: wait ``Retry-After`` (seconds or an HTTP date) and retry; a spent quota
   (``insufficient_quota``, a wait longer than the policy allows, or retries exhausted) raises
   :class:`ModelQuotaError` carrying the role, so the engine stops with
@@ -13,6 +14,8 @@ Failure handling, in order of what the server says:
 - 401/403: :class:`~whileai.errors.AuthError` at once, naming the variable to set.
 - 400 saying the context is too long: shrink ``max_tokens`` and retry.
 
+All of these share one budget per call, from :mod:`whileai.retry` (the policy every HTTP caller
+uses): at most ``max_retries + 1`` HTTP attempts and ``total_time`` seconds in all.
 Every sleep waits on the client's stop event, so :meth:`ChatClient.stop` ends backoff at once;
 each request carries a timeout, so nothing blocks longer than that. Server text quoted in an
 error is masked (:func:`whileai.secrets.mask_secrets`, with the spec's own key), so a server that
@@ -21,25 +24,22 @@ echoes the ``Authorization`` header cannot leak the key into a message or a row.
 
 from __future__ import annotations
 
-import contextlib
-import email.utils
-import http.client
 import json
 import re
 import threading
-import time
 import weakref
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-import requests
 import urllib3.exceptions
 
-from whileai.config import setting
-from whileai.errors import AuthError, BackendError, ConfigError, QuotaError
+from whileai.errors import AuthError, BackendError, ConfigError
+from whileai.retry import RETRY_STATUSES, Attempts, retry_after_seconds
 from whileai.secrets import mask_secrets
 from whileai.simulations.models.gate import through_gate
+from whileai.simulations.models.policy import ModelQuotaError, RetryPolicy, StoppedError
 from whileai.simulations.models.reply import Reply, parse_reply
+from whileai.simulations.models.session import CutReply, Endpoint
 from whileai.simulations.models.spec import ModelSpec
 
 __all__ = ["ChatClient", "ModelQuotaError", "ModelRole", "RetryPolicy", "StoppedError"]
@@ -49,110 +49,14 @@ _CONTEXT_ERROR = re.compile(
     r"|reduce the length|prompt is too long",
     re.IGNORECASE,
 )
-# a reply whose body broke off after the headers (wrong Content-Length, broken chunking, a
-# dropped connection): transient, like a 5xx
-_CUT_BODY = (
-    requests.exceptions.ChunkedEncodingError,
-    requests.exceptions.ContentDecodingError,
-    urllib3.exceptions.ProtocolError,
-    http.client.IncompleteRead,
-)
+T = TypeVar("T")
 _CTX_NUMBERS = re.compile(r"maximum context length is (\d+).*?(\d+) (?:tokens )?in the messages",
                           re.IGNORECASE | re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetryPolicy:
-    """How patient the client is. Tests pass tiny values; defaults suit real endpoints."""
-
-    max_retries: int = 4
-    backoff: float = 0.5
-    max_backoff: float = 8.0
-    timeout: float = 120.0
-    connect_timeout: float = 10.0
-    max_retry_after: float = 60.0
-    min_max_tokens: int = 16
-    default_max_tokens: int = 1024
-
-    @classmethod
-    def from_settings(cls) -> RetryPolicy:
-        """Defaults, with ``WHILEAI_MODEL_TIMEOUT`` (seconds per call) and
-        ``WHILEAI_MODEL_RETRIES`` applied when set.
-
-        Raises:
-            ConfigError: a setting is not a number.
-        """
-        values: dict[str, Any] = {}
-        for name, field, kind in (("MODEL_TIMEOUT", "timeout", float),
-                                  ("MODEL_RETRIES", "max_retries", int)):
-            raw = setting(name)
-            if raw is None:
-                continue
-            try:
-                values[field] = kind(raw)
-            except ValueError:
-                raise ConfigError(f"WHILEAI_{name}={raw!r} is not a number; "
-                                  f"set it to a {kind.__name__} or unset it") from None
-        return cls(**values)
-
-
-class ModelQuotaError(QuotaError):
-    """A spent quota; ``role`` is ``"agent"``, ``"writer"`` or ``"judge"``."""
-
-    def __init__(self, message: str, *, role: str) -> None:
-        super().__init__(message)
-        self.role = role
-
-    @property
-    def stopped_because(self) -> str:
-        """The run's stop reason: ``agent_quota_exceeded``, ``writer_quota_exceeded``, ..."""
-        return f"{self.role}_quota_exceeded"
-
-
-class StoppedError(BackendError):
-    """The client was stopped (the run ended) while a call was waiting to retry."""
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _close_all(sessions: list[requests.Session]) -> None:
-    for session in sessions:
-        session.close()
-    sessions.clear()
-
-
-def _settled_session(base_url: str, api_key: str | None) -> requests.Session:
-    """A session for ``base_url`` with the key, or else the ``.netrc`` login, and the
-    environment's proxies and CA bundle read once.
-
-    A plain session reads them again on every call (``trust_env``): a scan of ``os.environ``
-    and a stat of ``~/.netrc`` that cost about a fifth of a call's CPU, which a run at the
-    concurrency limit cannot spare. Every call goes to the one host of ``base_url``, so one
-    reading holds for all of them.
-    """
-    session = requests.Session()
-    found = session.merge_environment_settings(base_url, {}, None, None, None)
-    session.trust_env = False
-    session.proxies.update(found["proxies"])
-    session.verify = found["verify"]
-    session.cert = found["cert"]
-    if api_key:
-        session.headers["Authorization"] = f"Bearer {api_key}"
-    else:
-        session.auth = requests.utils.get_netrc_auth(base_url)
-    return session
+def _quoted(text: str, spec: ModelSpec) -> str:
+    """Server text fit to quote in a message: the start of it, with keys masked."""
+    return mask_secrets(text[:300].strip(), keys=(spec.api_key,))
 
 
 class ChatClient:
@@ -177,29 +81,29 @@ class ChatClient:
         self.role = role
         self.policy = policy or RetryPolicy.from_settings()
         self._stop = stop or threading.Event()
-        self._local = threading.local()
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
-        self._sessions: list[requests.Session] = []
+        self._edge: Endpoint | None = None
         self._reached = False
         self._model: str | None = spec.model
         self._counts: dict[str, int] = {}
-        self._finalizer = weakref.finalize(self, _close_all, self._sessions)
 
     # -- plumbing ---------------------------------------------------------------------------
     def url(self, path: str) -> str:
         """The full URL for an API path."""
         return self.spec.base_url + path
 
-    def _session(self) -> requests.Session:
-        session: requests.Session | None = getattr(self._local, "session", None)
-        if session is None:
-            session = _settled_session(self.spec.base_url, self.spec.api_key)
-            session.headers["Content-Type"] = "application/json"
+    def _endpoint(self) -> Endpoint:
+        edge = self._edge
+        if edge is None:
             with self._lock:
-                self._sessions.append(session)
-            self._local.session = session
-        return session
+                if self._edge is None:
+                    self._edge = Endpoint(self.spec.base_url, self.spec.api_key,
+                                          connect_timeout=self.policy.connect_timeout,
+                                          read_timeout=self.policy.timeout)
+                    weakref.finalize(self, self._edge.close)
+                edge = self._edge
+        return edge
 
     def _count(self, key: str, n: int = 1) -> None:
         with self._lock:
@@ -215,10 +119,11 @@ class ChatClient:
         self._stop.set()
 
     def close(self) -> None:
-        """Close every per-thread session (idempotent)."""
+        """Close the kept-alive connections (idempotent)."""
         with self._lock:
-            _close_all(self._sessions)
-        self._local = threading.local()
+            edge, self._edge = self._edge, None
+        if edge is not None:
+            edge.close()
 
     def __enter__(self) -> ChatClient:
         return self
@@ -230,9 +135,6 @@ class ChatClient:
         if self._stop.wait(max(0.0, seconds)):
             raise StoppedError(f"{self.role} call to {self.url('')} stopped: the run ended")
 
-    def _backoff(self, attempt: int) -> float:
-        return float(min(self.policy.max_backoff, self.policy.backoff * (2**attempt)))
-
     def _auth_error(self, status: int, url: str, detail: str) -> AuthError:
         if self.spec.api_key_var:
             fix = f"set {self.spec.api_key_var} to a valid key"
@@ -242,8 +144,11 @@ class ChatClient:
                          f"{detail}); {fix}.")
 
     # -- requests -----------------------------------------------------------------------------
-    def request(self, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
-        """Send one request with the retry policy; return the decoded JSON body.
+    def request(self, method: str, path: str, payload: dict[str, Any] | None = None,
+                *, parse: Callable[[Any], T] | None = None) -> Any:
+        """Send one request under the retry policy; return the decoded JSON body, or
+        ``parse(body)`` when given (a ``ValueError`` from it is a malformed reply, retried
+        within the same budget: a call makes at most ``max_retries + 1`` HTTP attempts).
 
         Raises:
             BackendError: unreachable host, retries exhausted, or an unrecoverable 4xx.
@@ -252,82 +157,86 @@ class ChatClient:
         """
         url = self.url(path)
         body = dict(payload) if payload is not None else None
-        attempt = 0
+        edge = self._endpoint()
+        budget = self.policy.retry().start(sleep=self._sleep)
         shrinks = 0
         while True:
             if self._stop.is_set():
                 raise StoppedError(f"{self.role} call to {url} stopped: the run ended")
             self._count("calls")
+            budget.tried()
             try:
+                sent = None if body is None else json.dumps(body, allow_nan=False).encode()
                 with through_gate(self.spec.base_url):  # a cluster-wide slot, when sharded
-                    resp = self._session().request(
-                        method, url, json=body,
-                        timeout=(self.policy.connect_timeout, self.policy.timeout),
-                    )
-            except _CUT_BODY as exc:  # the server answered, then the body broke off
+                    status, headers, data = edge.send(method, url, sent)
+            except CutReply as exc:  # the server answered, then the body broke off
                 self._reached = True
                 self._count("cut_replies")
-                attempt = self._retry_or_raise(
-                    attempt, url, f"reply cut mid-body: {exc.__class__.__name__}")
+                self._again(budget, url, f"reply cut mid-body: {exc}")
                 continue
-            except requests.ConnectionError as exc:
-                if not self._reached and not isinstance(exc, requests.ReadTimeout):
+            except urllib3.exceptions.ReadTimeoutError as exc:
+                self._again(budget, url, f"timed out: {exc}")
+                continue
+            except urllib3.exceptions.HTTPError as exc:  # refused, reset, TLS, proxy
+                if not self._reached:
                     raise BackendError(
                         f"cannot reach the {self.role} model at {url}: {exc.__class__.__name__}. "
                         "Check that the server is running and the URL in the spec "
                         f"({self.spec.text or self.spec.base_url}) is right."
                     ) from exc
-                attempt = self._retry_or_raise(attempt, url, f"connection error: {exc}")
-                continue
-            except requests.Timeout as exc:
-                attempt = self._retry_or_raise(attempt, url, f"timed out: {exc}")
+                self._again(budget, url, f"connection error: {exc}")
                 continue
             self._reached = True
-            with resp:
-                status = resp.status_code
-                text = resp.text
-                headers = resp.headers
+            text = data.decode("utf-8", "replace")
             if status < 400:  # the usual answer: decoded without quoting (masking) the body
-                with contextlib.suppress(ValueError):  # malformed: retried below
-                    return json.loads(text)
-            detail = mask_secrets(text[:300].strip(), keys=(self.spec.api_key,))
+                try:
+                    decoded = json.loads(text)
+                except ValueError:
+                    self._count("malformed")
+                    self._again(budget, url, f"malformed JSON: {_quoted(text, self.spec)[:80]!r}")
+                    continue
+                if parse is None:
+                    return decoded
+                try:
+                    return parse(decoded)
+                except ValueError as exc:
+                    self._count("malformed")
+                    self._again(budget, url, f"no usable message in the reply: {exc}")
+                    continue
+            detail = _quoted(text, self.spec)
             if status in (401, 403):
                 raise self._auth_error(status, url, detail)
             if status == 429:
-                attempt = self._rate_limited(attempt, url, detail, headers.get("Retry-After"))
+                self._rate_limited(budget, url, detail, headers.get("Retry-After"))
                 continue
-            if status >= 500:
-                attempt = self._retry_or_raise(attempt, url, f"HTTP {status}: {detail}")
+            if status in RETRY_STATUSES:
+                self._again(budget, url, f"HTTP {status}: {detail}")
                 continue
             if status == 400 and body is not None and _CONTEXT_ERROR.search(text):
                 body = self._shrink(body, text, url, shrinks)
                 shrinks += 1
                 continue
-            if status >= 400:
-                raise BackendError(
-                    f"{self.role} model at {url} rejected the request (HTTP {status}: {detail}). "
-                    "Check the model name and parameters in the spec."
-                )
-            self._count("malformed")
-            attempt = self._retry_or_raise(attempt, url, f"malformed JSON: {detail[:80]!r}")
-
-    def _retry_or_raise(self, attempt: int, url: str, why: str) -> int:
-        why = mask_secrets(why, keys=(self.spec.api_key,))
-        if attempt >= self.policy.max_retries:
             raise BackendError(
-                f"{self.role} model at {url} failed after {attempt + 1} attempts ({why}). "
+                f"{self.role} model at {url} rejected the request (HTTP {status}: {detail}). "
+                "Check the model name and parameters in the spec."
+            )
+
+    def _again(self, budget: Attempts, url: str, why: str) -> None:
+        """Wait for the next try, or raise naming the URL and the last failure."""
+        if not budget.again():
+            why = mask_secrets(why, keys=(self.spec.api_key,))
+            raise BackendError(
+                f"{self.role} model at {url} failed after {budget.count} attempts ({why}). "
                 "Check the server's health, or raise the retry policy."
             )
         self._count("retries")
-        self._sleep(self._backoff(attempt))
-        return attempt + 1
 
-    def _rate_limited(self, attempt: int, url: str, detail: str, header: str | None) -> int:
+    def _rate_limited(self, budget: Attempts, url: str, detail: str, header: str | None) -> None:
         self._count("rate_limited")
-        wait = _retry_after(header)
+        wait = retry_after_seconds(header)
         spent = "insufficient_quota" in detail or "quota" in detail.lower()
         if spent or (wait is not None and wait > self.policy.max_retry_after) or (
-            attempt >= self.policy.max_retries
+            not budget.again(retry_after=header)
         ):
             raise ModelQuotaError(
                 f"{self.role} model at {url} is out of quota (HTTP 429: {detail or 'no detail'}"
@@ -336,8 +245,6 @@ class ChatClient:
                 role=self.role,
             )
         self._count("retries")
-        self._sleep(wait if wait is not None else self._backoff(attempt))
-        return attempt + 1
 
     def _shrink(self, body: dict[str, Any], text: str, url: str, shrinks: int) -> dict[str, Any]:
         current = body.get("max_tokens") or body.get("max_completion_tokens")
@@ -396,19 +303,11 @@ class ChatClient:
             payload["logprobs"] = True
         if extra:
             payload.update(extra)
-        for attempt in range(self.policy.max_retries + 1):
-            body = self.request("POST", "/chat/completions", payload)
-            try:
-                return parse_reply(body if isinstance(body, dict) else {}, call_offset=call_offset)
-            except ValueError as exc:
-                self._count("malformed")
-                if attempt >= self.policy.max_retries:
-                    raise BackendError(
-                        f"{self.role} model at {self.url('/chat/completions')} kept answering "
-                        f"without a usable message ({exc})."
-                    ) from exc
-                self._sleep(self._backoff(attempt))
-        raise AssertionError("unreachable")  # pragma: no cover
+        reply: Reply = self.request(
+            "POST", "/chat/completions", payload,
+            parse=lambda body: parse_reply(body if isinstance(body, dict) else {},
+                                           call_offset=call_offset))
+        return reply
 
 
 class ModelRole:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal, TypedDict, get_args
 
 from whileai.errors import ConfigError
 from whileai.simulations.models.embedders import HASH_VERSION, resolve_embedder
 
-__all__ = ["ADVANCED_DEFAULTS", "ALIASES", "MODES", "Advanced", "Mode", "RepeatPolicy",
-           "RunConfig", "Until", "resolve_config"]
+__all__ = ["ADVANCED_DEFAULTS", "ALIASES", "ALIAS_TABLE", "MODES", "Advanced", "Mode",
+           "RepeatPolicy", "RunConfig", "Until", "fold_aliases", "resolve_config"]
 
 Mode = Literal["explore", "sft", "rl", "adaptive"]
 Until = Literal["compute", "saturation"]
@@ -48,15 +49,18 @@ class Advanced(TypedDict, total=False):
     probe: int
 
 
-# alias -> canonical simulate() keyword
-ALIASES = {
-    "phrasings": "requests_per_situation",
-    "n": "requests_per_situation",
-    "repeats": "rollouts_per_request",
-    "unique": "unique_situations",
-    "policy": "system_prompt",
-    "risk": "fault_rate",
-}
+# The one table of simulate()'s aliases: (alias, canonical keyword, why the alias exists).
+# simulate()'s docstring and docs/simulate.md show it; resolve_config folds every alias here.
+ALIAS_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("policy", "system_prompt", "the system prompt is the agent's policy"),
+    ("phrasings", "requests_per_situation", "n: phrasings of each situation"),
+    ("n", "requests_per_situation", "the short name of the shape's n"),
+    ("repeats", "rollouts_per_request", "k: rollouts of each phrasing"),
+    ("unique", "unique_situations", "the short name"),
+    ("risk", "fault_rate", "the share of tool calls that fail"),
+)
+# alias -> canonical simulate() keyword (read-only)
+ALIASES: Mapping[str, str] = MappingProxyType({old: new for old, new, _ in ALIAS_TABLE})
 ADVANCED_DEFAULTS: dict[str, Any] = {
     "concurrency": 32,
     "stop_grace": 5.0,
@@ -111,8 +115,16 @@ def _positive_int(name: str, value: object, minimum: int = 1) -> int:
     return value
 
 
-def _canonical(knobs: Mapping[str, Any]) -> dict[str, Any]:
-    """Aliases folded into their canonical names; an alias that disagrees is an error."""
+def fold_aliases(knobs: Mapping[str, Any]) -> dict[str, Any]:
+    """``knobs`` with every alias of :data:`ALIAS_TABLE` folded into its canonical name; None
+    means not given, and an alias that disagrees with its name is an error.
+
+    >>> fold_aliases({"repeats": 4, "rollouts_per_request": None, "risk": 0.2})
+    {'rollouts_per_request': 4, 'fault_rate': 0.2}
+
+    Raises:
+        ConfigError: an alias and its canonical name are both given and differ.
+    """
     out: dict[str, Any] = {}
     for key, value in knobs.items():
         name = ALIASES.get(key, key)
@@ -145,7 +157,7 @@ def resolve_config(knobs: Mapping[str, Any]) -> RunConfig:
         ConfigError: a value out of range (budget 0, fault_rate 2, unknown mode...) or an
             alias that disagrees with its canonical name.
     """
-    k = _canonical(knobs)
+    k = fold_aliases(knobs)
     mode = k.get("mode") or "explore"
     if mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")

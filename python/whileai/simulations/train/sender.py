@@ -6,7 +6,10 @@ at most 500 lines. While the server is down the lines simply wait on disk (memor
 each line carries its ``seq``, so a batch sent twice (sent, then the answer lost) is stored once.
 
 A transport is anything with the four calls of :class:`RunsTransport`; the platform client
-provides the real one.
+provides the real one, which sends each request once: the sender is the only layer retrying.
+Its waits follow the shared policy of :mod:`whileai.retry` (doubling from ``2 * interval`` up to
+``max_backoff``, no jitter): unbounded in the background thread, since nothing is lost while the
+server is away, and bounded by :data:`LATE` in :meth:`RunSender.send_now`.
 """
 
 from __future__ import annotations
@@ -17,11 +20,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from whileai.retry import Retry
 from whileai.simulations.train.record import RunFolder
 
-__all__ = ["BATCH", "RunSender", "RunsTransport", "upload_folder"]
+__all__ = ["BATCH", "LATE", "RunSender", "RunsTransport", "upload_folder"]
 
 BATCH = 500  # lines per request: the runs API's limit
+LATE = Retry(attempts=4, total_time=30.0, backoff=0.25)  # a send in the caller's thread
 
 
 class RunsTransport(Protocol):
@@ -112,22 +117,32 @@ class RunSender:
         self._idle.clear()
         self._wake.set()
 
+    def _delay(self, streak: int) -> float:
+        """The wait before the next round after ``streak`` failed rounds in a row."""
+        if streak == 0:
+            return self.interval
+        backoff = Retry(backoff=2 * self.interval, max_backoff=self.max_backoff)
+        return backoff.delay(streak - 1)
+
     def _loop(self) -> None:
-        delay = self.interval
+        streak = 0
         while not self._stop.is_set():
-            self._wake.wait(delay)
+            self._wake.wait(self._delay(streak))
             self._wake.clear()
             try:
                 upload_folder(self.folder, self.transport)
             except Exception as exc:  # the trainer must never see a platform failure
-                self.failures += 1
-                self.last_error = f"{type(exc).__name__}: {exc}"
-                delay = min(self.max_backoff, max(delay, self.interval) * 2)
+                self._failed(exc)
+                streak += 1
                 continue
-            delay = self.interval
+            streak = 0
             self.last_error = None
             if not self._wake.is_set():
                 self._idle.set()
+
+    def _failed(self, exc: Exception) -> None:
+        self.failures += 1
+        self.last_error = f"{type(exc).__name__}: {exc}"
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait up to ``timeout`` seconds for everything written so far to be sent."""
@@ -136,15 +151,20 @@ class RunSender:
 
     def send_now(self) -> bool:
         """Send what is past the cursor in the caller's thread (after ``close``: a holdout
-        result or a note added to a finished run); False, with ``last_error``, on failure."""
-        try:
-            upload_folder(self.folder, self.transport)
-        except Exception as exc:  # the caller decides how loud a failed late send is
-            self.failures += 1
-            self.last_error = f"{type(exc).__name__}: {exc}"
-            return False
-        self.last_error = None
-        return True
+        result or a note added to a finished run), retrying under :data:`LATE`; False, with
+        ``last_error``, when that budget is spent."""
+        budget = LATE.start()
+        while True:
+            budget.tried()
+            try:
+                upload_folder(self.folder, self.transport)
+            except Exception as exc:  # the caller decides how loud a failed late send is
+                self._failed(exc)
+                if budget.again():
+                    continue
+                return False
+            self.last_error = None
+            return True
 
     def close(self, timeout: float = 10.0) -> bool:
         """Flush (bounded by ``timeout``), then stop the thread; True when all was sent."""

@@ -18,13 +18,17 @@ __all__ = ["HttpRunsTransport", "configured_runs_transport"]
 
 
 class HttpRunsTransport:
-    """The runs API through the platform connection (auth, retries, error mapping)."""
+    """The runs API through the platform connection (auth, error mapping).
+
+    The sending calls try once: the :class:`~whileai.simulations.train.sender.RunSender`
+    that drives them is the one layer that retries (the lines wait on disk meanwhile).
+    """
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
 
     def _post(self, path: str, body: Mapping[str, Any]) -> Any:
-        return json_of(call(self.conn, "POST", path, json=dict(body)))
+        return json_of(call(self.conn, "POST", path, json=dict(body), retry=False))
 
     def create_run(self, header: Mapping[str, Any]) -> None:
         self._post("/v1/runs", {
