@@ -109,8 +109,9 @@ def platform_key(platform_server: Any, monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One local Ray cluster (2 CPUs) for the whole session, its files under a temp dir.
+def ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The ``ray`` module, connected to one local cluster (2 CPUs, files under a temp dir) for
+    the whole session.
 
     Skipped under ``WHILEAI_PURE=1`` (the adapters call the same kernels the other tests cover
     on both backends; a second cluster start would only cost time) and without the ray extra.
