@@ -64,6 +64,15 @@ def _private_home(
 
 
 @pytest.fixture
+def no_model_roles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model role or OpenAI endpoint from the caller's environment reaches the test: a module
+    opts in with ``pytestmark = pytest.mark.usefixtures("no_model_roles")``."""
+    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE", "OPENAI_API_KEY",
+                "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     """The ../shared folder (product documents and fixtures); skip when it is absent."""
     if not SHARED.is_dir():

@@ -22,10 +22,7 @@ POLICY = "Help customers with their orders."
 QUIET: dict[str, Any] = {"simulator": False, "progress": False}
 
 
-@pytest.fixture(autouse=True)
-def _clean_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_roles")
 
 
 class FailingAgent:
