@@ -64,6 +64,15 @@ def _private_home(
 
 
 @pytest.fixture
+def no_model_roles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model role or OpenAI endpoint from the caller's environment reaches the test: a module
+    opts in with ``pytestmark = pytest.mark.usefixtures("no_model_roles")``."""
+    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE", "OPENAI_API_KEY",
+                "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     """The ../shared folder (product documents and fixtures); skip when it is absent."""
     if not SHARED.is_dir():
@@ -109,8 +118,9 @@ def platform_key(platform_server: Any, monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One local Ray cluster (2 CPUs) for the whole session, its files under a temp dir.
+def ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The ``ray`` module, connected to one local cluster (2 CPUs, files under a temp dir) for
+    the whole session.
 
     Skipped under ``WHILEAI_PURE=1`` (the adapters call the same kernels the other tests cover
     on both backends; a second cluster start would only cost time) and without the ray extra.

@@ -28,12 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _tools import TOOLS
 from chat_server import Answer, completion, serve
 
-TOOLS = [{"type": "function", "function": {
-    "name": "get_order", "description": "Look an order up by its id.",
-    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                   "required": ["order_id"]}}}]
 SYSTEM = "You are the support agent of a shop. Look orders up before you answer."
 ASK = "where is order {n}?"
 RESULT = '{{"order_id": "{n}", "status": "shipped"}}'

@@ -5,25 +5,20 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from _files import write_jsonl
 from whileai.cli import main
-
-
-def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def test_decontaminate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     question = "my blue kettle arrived with a cracked lid and I need a replacement before friday"
-    train = _write(tmp_path / "train.jsonl",
+    train = write_jsonl(tmp_path / "train.jsonl",
                    [{"prompt": question}, {"prompt": "cancel my subscription please"}])
-    evals = _write(tmp_path / "eval.jsonl", [{"prompt": question.upper()}])
+    evals = write_jsonl(tmp_path / "eval.jsonl", [{"prompt": question.upper()}])
     out = tmp_path / "clean.jsonl"
-    other = _write(tmp_path / "eval2.jsonl", [{"prompt": "unrelated"}])
+    other = write_jsonl(tmp_path / "eval2.jsonl", [{"prompt": "unrelated"}])
     code = main(["decontaminate", str(train), "--against", str(evals), str(other),
                  "--output", str(out)])
     assert code == 0
@@ -44,7 +39,7 @@ def test_scan_and_optimize_commands(tmp_path: Path, capsys: pytest.CaptureFixtur
                 "scenario_id": f"sc-{ask:010x}", "prompt": f"ask {ask}", "rollout_index": r,
                 "steps": steps, "final_text": " ".join(words), "reward": float(called),
             })
-    path = _write(tmp_path / "rows.jsonl", rows)
+    path = write_jsonl(tmp_path / "rows.jsonl", rows)
     assert main(["scan", str(path), "--endorsed", "tool:lookup_order", "--n-perm", "20"]) == 0
     assert "hack_scan: train" in capsys.readouterr().out
     out = tmp_path / "rl.jsonl"

@@ -14,15 +14,6 @@ from whileai.errors import ConfigError
 from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 from whileai.simulations.clean.decontam_index import build_eval_index
 
-
-@pytest.fixture
-def backend(backend: ModuleType) -> ModuleType:
-    """The shared backend fixture, skipping the native case until the kernel is ported."""
-    if not hasattr(backend, "NgramIndex"):
-        pytest.skip("the ngram kernel is not ported to the native module yet")
-    return backend
-
-
 EVAL_Q = (
     "A customer bought a blue kettle on March third and it arrived with a cracked lid; "
     "they want to know whether a replacement lid can ship before the weekend"

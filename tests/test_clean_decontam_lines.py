@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from _files import write_lines
 from whileai import _backend
 from whileai.errors import RowError
 from whileai.rows.jsonl import load_rows
@@ -53,11 +54,6 @@ LINES = [
 ]
 
 
-def _write(path: Path, lines: list[str], prefix: bytes = b"") -> Path:
-    path.write_bytes(prefix + "".join(lines).encode("utf-8", "surrogatepass"))
-    return path
-
-
 def _both(tmp_path: Path, train: Path, **knobs: Any) -> tuple[dict[str, Any], list[Any], bytes]:
     """Run the file path and the in-memory path; return the file report, rows and bytes."""
     out = tmp_path / "clean.jsonl"
@@ -78,7 +74,7 @@ def test_a_file_gives_the_report_and_rows_of_the_row_path(
 ) -> None:
     if block is not None:  # blocks of a line or a few: every boundary case
         monkeypatch.setattr(decontam_lines, "BLOCK_BYTES", block)
-    train = _write(tmp_path / "train.jsonl", LINES)
+    train = write_lines(tmp_path / "train.jsonl", LINES)
     report, clean, data = _both(tmp_path, train, fields=("prompt", "final_text"))
     assert report["rows"] == len(LINES) - 3
     assert report["by_rule"] == {"same_task": 2, "verbatim": 4, "near": 1, "semantic": 0}
@@ -98,7 +94,7 @@ def test_a_file_gives_the_report_and_rows_of_the_row_path(
 
 
 def test_a_byte_order_mark_and_a_reply_field(tmp_path: Path) -> None:
-    train = _write(tmp_path / "train.jsonl", LINES[:4] + LINES[19:], prefix=b"\xef\xbb\xbf")
+    train = write_lines(tmp_path / "train.jsonl", LINES[:4] + LINES[19:], prefix=b"\xef\xbb\xbf")
     report, clean, data = _both(tmp_path, train, fields=("final_text",), overlap=0.5)
     assert report["by_rule"]["verbatim"] == 1
     assert not data.startswith(b"\xef\xbb\xbf")
@@ -127,7 +123,8 @@ def test_a_bad_line_is_named_by_file_and_line(
 
 
 def test_a_nan_value_in_a_kept_row_is_refused(tmp_path: Path) -> None:
-    train = _write(tmp_path / "train.jsonl", ['{"prompt": "fine"}\n', '{"prompt": "x", "r": NaN}'])
+    train = write_lines(tmp_path / "train.jsonl",
+                        ['{"prompt": "fine"}\n', '{"prompt": "x", "r": NaN}'])
     with pytest.raises(RowError, match="field `r`"):
         decontaminate(str(train), against=EVALS, output=tmp_path / "out.jsonl")
 

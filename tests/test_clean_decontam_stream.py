@@ -10,16 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from _files import write_lines
 from whileai.errors import RowError
 from whileai.simulations.clean.decontam import decontaminate
 from whileai.simulations.clean.decontam_lines import passthrough, read_ahead, row_batches
 
 EVAL = "where is my order 4412 it was due yesterday and nobody answered my emails"
-
-
-def _write(path: Path, lines: list[str]) -> Path:
-    path.write_bytes("".join(lines).encode("utf-8"))
-    return path
 
 
 def test_kept_lines_are_written_back_byte_for_byte(tmp_path: Path) -> None:
@@ -30,7 +26,7 @@ def test_kept_lines_are_written_back_byte_for_byte(tmp_path: Path) -> None:
         '\n',  # blank: not a row
         '{"prompt": "last line without newline"}',
     ]
-    train = _write(tmp_path / "train.jsonl", lines)
+    train = write_lines(tmp_path / "train.jsonl", lines)
     out = tmp_path / "clean.jsonl"
     gc_was = gc.isenabled()
     clean, report = decontaminate(str(train), against=[EVAL], output=out, chunk_size=2)
@@ -49,14 +45,14 @@ def test_kept_lines_are_written_back_byte_for_byte(tmp_path: Path) -> None:
 
 def test_a_nan_row_is_refused_as_before(tmp_path: Path) -> None:
     lines = ['{"prompt": "fine"}\n', '{"prompt": "x", "r": NaN}\n']
-    train = _write(tmp_path / "train.jsonl", lines)
+    train = write_lines(tmp_path / "train.jsonl", lines)
     with pytest.raises(RowError, match="field `r`"):
         decontaminate(str(train), against=[EVAL], output=tmp_path / "out.jsonl")
     assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_a_bad_line_raises_in_the_caller_naming_file_and_line(tmp_path: Path) -> None:
-    train = _write(tmp_path / "train.jsonl", ['{"prompt": "a"}\n'] * 5 + ["{oops\n"])
+    train = write_lines(tmp_path / "train.jsonl", ['{"prompt": "a"}\n'] * 5 + ["{oops\n"])
     threads = threading.active_count()
     with pytest.raises(RowError, match=r"train\.jsonl:6: not valid JSON"):
         decontaminate(str(train), against=[EVAL], chunk_size=2)
@@ -66,7 +62,7 @@ def test_a_bad_line_raises_in_the_caller_naming_file_and_line(tmp_path: Path) ->
 def test_batches_keep_order_and_lines(tmp_path: Path) -> None:
     rows = [{"prompt": f"p{i}"} for i in range(7)]
     texts = [json.dumps(r) + "\n" for r in rows]
-    train = _write(tmp_path / "t.jsonl", [*texts[:2], "\n", *texts[2:]])  # a blank line 3
+    train = write_lines(tmp_path / "t.jsonl", [*texts[:2], "\n", *texts[2:]])  # a blank line 3
     batches = list(row_batches(str(train), 3))
     assert [len(b) for b, _, _ in batches] == [3, 3, 1]
     assert [r for b, _, _ in batches for r in b] == rows
@@ -79,7 +75,7 @@ def test_batches_keep_order_and_lines(tmp_path: Path) -> None:
 def test_a_kept_nan_row_is_named_by_its_line(tmp_path: Path, chunk_size: int) -> None:
     # Line 4 holds a NaN reward and is kept: the output cannot hold it, and the error says where
     # it came from (blank line 2 counted), on both backends and in both file paths.
-    train = _write(tmp_path / "t.jsonl", ['{"prompt": "one two"}\n', "\n",
+    train = write_lines(tmp_path / "t.jsonl", ['{"prompt": "one two"}\n', "\n",
                                           '{"prompt": "a NaN in text", "n": "NaN"}\n',
                                           '{"prompt": "three", "reward": NaN}\n'])
     out = tmp_path / "out.jsonl"

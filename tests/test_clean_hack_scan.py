@@ -25,14 +25,6 @@ WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shippe
          "today", "check", "note")
 
 
-@pytest.fixture
-def backend(backend: ModuleType) -> ModuleType:
-    """The shared backend fixture, skipping the native case until the kernel is ported."""
-    if not hasattr(backend, "within_group_scan"):
-        pytest.skip("the scan kernel is not ported to the native module yet")
-    return backend
-
-
 def _rows(
     n_asks: int, k: int, make: Callable[[int, int, random.Random], tuple[str, list[str], float]],
     seed: int = 1,

@@ -70,7 +70,7 @@ def test_doc_example_runs(example: Example, tmp_path: Path, monkeypatch: pytest.
         monkeypatch.setenv("WHILEAI_BASE_URL", server.url)
         monkeypatch.setenv("WHILEAI_API_KEY", server.key(f"docs-{tmp_path.name}"))
     if example.page.name in NEEDS_RAY:
-        request.getfixturevalue("ray_cluster")
+        request.getfixturevalue("ray")
         # Ray leaves its log files and helper-process handles to the GC: not this page's.
         warnings.simplefilter("ignore", ResourceWarning)
     namespace: dict[str, object] = {"__name__": f"doc_{example.page.stem}"}

@@ -9,11 +9,9 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai.cli import main
 from whileai.errors import ConfigError, JudgeError
-
-TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
 
 
 def run(**knobs: Any) -> zps.SimulationData:

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from _tools import order_tools
 from whileai.errors import ConfigError
 from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import (
@@ -17,8 +18,7 @@ from whileai.simulations.generate.grid import (
     scenario_id,
 )
 
-TOOLS = [{"name": n, "parameters": {"type": "object", "properties": {"order_id": {}}}}
-         for n in ("get_order", "cancel_order", "refund_order")]
+TOOLS = order_tools("get_order", "cancel_order", "refund_order")
 POLICY = ("- Verify the email before any change.\n- Never refund more than the order total.\n"
           "- Confirm every cancellation with the customer.")
 

@@ -11,28 +11,18 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import ORDER_TOOLS as TOOLS
 from chat_server import Answer, completion, serve
 from whileai.errors import AuthError, ConfigError, QuotaError
 from whileai.simulations.generate.drafts import Draft
 from whileai.simulations.generate.writer import TemplateWriter
 from whileai.simulations.models.client import ModelQuotaError
 
-TOOLS = [
-    {"type": "function", "function": {"name": "get_order", "description": "Look up an order.",
-     "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                    "required": ["order_id"]}}},
-    {"type": "function", "function": {"name": "cancel_order", "description": "Cancel an order.",
-     "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},
-                    "required": ["order_id"]}}},
-]
 POLICY = "Help customers with their orders."
 QUIET: dict[str, Any] = {"simulator": False, "progress": False}
 
 
-@pytest.fixture(autouse=True)
-def _clean_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_roles")
 
 
 class FailingAgent:

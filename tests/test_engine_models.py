@@ -11,9 +11,7 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
-
-TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
+from _tools import TOOLS
 
 
 class _Chat(BaseHTTPRequestHandler):

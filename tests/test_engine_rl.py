@@ -9,10 +9,9 @@ from collections import defaultdict
 from typing import Any
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai.simulations.play.allocation import Allocator
 
-TOOLS = [{"name": "get_order", "description": "Look up an order.", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}]
 POLICY = "Help customers with orders."
 QUIET = {"simulator": False, "progress": False}
 

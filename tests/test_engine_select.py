@@ -19,14 +19,6 @@ from whileai.simulations.generate.diversity import (
 )
 
 
-@pytest.fixture
-def kernel(backend: ModuleType) -> ModuleType:
-    """The backend, skipped where select_diverse is not ported yet."""
-    if not hasattr(backend, "select_diverse"):
-        pytest.skip("select_diverse is not ported to this backend yet")
-    return backend
-
-
 def oracle(counts: list[int], dim: int, k: int, seed: int, noise: float,
            selected: list[int]) -> list[int]:
     """Textbook greedy farthest-point selection, dense, straight from docs/kernels.md."""
@@ -59,25 +51,25 @@ def oracle(counts: list[int], dim: int, k: int, seed: int, noise: float,
     return picks
 
 
-def test_picks_farthest_first_and_ties_go_to_the_lowest_index(kernel: ModuleType) -> None:
+def test_picks_farthest_first_and_ties_go_to_the_lowest_index(backend: ModuleType) -> None:
     counts = array("q", [1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1])
-    assert kernel.select_diverse(counts, 3, 3, 0) == [0, 2, 3]
-    assert kernel.select_diverse(counts, 3, 1, 0, 0.0, [0]) == [2]
-    assert kernel.select_diverse(counts, 3, 9, 0) == [0, 2, 3, 1]  # k clipped to what is left
-    assert kernel.select_diverse(counts, 3, 0, 0) == []
+    assert backend.select_diverse(counts, 3, 3, 0) == [0, 2, 3]
+    assert backend.select_diverse(counts, 3, 1, 0, 0.0, [0]) == [2]
+    assert backend.select_diverse(counts, 3, 9, 0) == [0, 2, 3, 1]  # k clipped to what is left
+    assert backend.select_diverse(counts, 3, 0, 0) == []
 
 
-def test_zero_vectors_are_maximally_far(kernel: ModuleType) -> None:
+def test_zero_vectors_are_maximally_far(backend: ModuleType) -> None:
     counts = array("q", [2, 1, 0, 0, 2, 1])
-    assert kernel.select_diverse(counts, 2, 2, 0, 0.0, [0]) == [1, 2][:2]
+    assert backend.select_diverse(counts, 2, 2, 0, 0.0, [0]) == [1, 2][:2]
 
 
-def test_noise_is_seeded_per_candidate(kernel: ModuleType) -> None:
+def test_noise_is_seeded_per_candidate(backend: ModuleType) -> None:
     rnd = random.Random(5)
     counts = array("q", [rnd.randrange(3) for _ in range(40 * 16)])
-    a = kernel.select_diverse(counts, 16, 10, 7, 0.5)
-    assert a == kernel.select_diverse(counts, 16, 10, 7, 0.5)
-    assert a != kernel.select_diverse(counts, 16, 10, 8, 0.5)
+    a = backend.select_diverse(counts, 16, 10, 7, 0.5)
+    assert a == backend.select_diverse(counts, 16, 10, 7, 0.5)
+    assert a != backend.select_diverse(counts, 16, 10, 8, 0.5)
 
 
 @settings(deadline=None, max_examples=60)
@@ -99,10 +91,8 @@ def test_matches_the_textbook_oracle(n: int, dim: int, k: int, seed: int, noise:
     assert got == oracle(counts, dim, k, seed & (2**64 - 1), noise, selected)
 
 
-def test_native_equals_pure_when_ported(both_backends: tuple[ModuleType, ModuleType]) -> None:
+def test_native_equals_pure(both_backends: tuple[ModuleType, ModuleType]) -> None:
     native, pure = both_backends
-    if not hasattr(native, "select_diverse"):
-        pytest.skip("select_diverse is not ported to Rust yet")
     rnd = random.Random(1)
     counts = array("q", [rnd.randrange(4) for _ in range(60 * 32)])
     for seed, noise in ((0, 0.0), (3, 0.02), (2**63, 1.0)):
@@ -110,20 +100,20 @@ def test_native_equals_pure_when_ported(both_backends: tuple[ModuleType, ModuleT
             pure.select_diverse(counts, 32, 20, seed, noise, [1, 5])
 
 
-def test_errors_name_the_problem(kernel: ModuleType) -> None:
+def test_errors_name_the_problem(backend: ModuleType) -> None:
     counts = array("q", [1, 0, 0, 1])
     with pytest.raises(ValueError, match="not a multiple of dim=3"):
-        kernel.select_diverse(counts, 3, 1, 0)
+        backend.select_diverse(counts, 3, 1, 0)
     with pytest.raises(ValueError, match="dim must be at least 1, got 0"):
-        kernel.select_diverse(counts, 0, 1, 0)
+        backend.select_diverse(counts, 0, 1, 0)
     with pytest.raises(ValueError, match="k must be at least 0, got -1"):
-        kernel.select_diverse(counts, 2, -1, 0)
+        backend.select_diverse(counts, 2, -1, 0)
     with pytest.raises(ValueError, match="noise must be a finite number"):
-        kernel.select_diverse(counts, 2, 1, 0, float("nan"))
+        backend.select_diverse(counts, 2, 1, 0, float("nan"))
     with pytest.raises(ValueError, match=r"selected\[0\] = 2 is out of range for 2 candidates"):
-        kernel.select_diverse(counts, 2, 1, 0, 0.0, [2])
+        backend.select_diverse(counts, 2, 1, 0, 0.0, [2])
     with pytest.raises(TypeError, match="seed must be an int, got float"):
-        kernel.select_diverse(counts, 2, 1, 0.5)
+        backend.select_diverse(counts, 2, 1, 0.5)
 
 
 def test_pick_per_group_keeps_one_per_slot_and_fills_empty_slots() -> None:

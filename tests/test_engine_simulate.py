@@ -9,15 +9,10 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import ORDER_TOOLS as TOOLS
 from whileai.errors import AgentFailedWarning, ConfigError, SpecError
 from whileai.simulations.play.config import resolve_config
 
-TOOLS = [
-    {"type": "function", "function": {"name": "get_order", "description": "Look up an order.",
-     "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "cancel_order", "description": "Cancel an order.",
-     "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}},
-]
 POLICY = "- Verify the customer's email before any change.\n- Never cancel a shipped order."
 QUIET = {"simulator": False, "progress": False}
 

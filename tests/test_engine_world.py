@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import whileai.simulations as zps
+from _tools import GET_ORDER
 from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import build_grid
 from whileai.simulations.generate.world_state import draw_world
 from whileai.simulations.world.rollout import RolloutContext, using_rollout
 
 TOOLS = [
-    {"name": "get_order", "parameters": {"type": "object", "properties": {
-        "order_id": {"type": "string"}}}},
+    GET_ORDER,
     {"name": "cancel_order", "parameters": {"type": "object", "properties": {
         "order_id": {"type": "string"}, "reason": {"type": "string", "enum": ["late", "dup"]}}}},
 ]

@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai.errors import ConfigError, WhileaiError
 from whileai.simulations.measure.passat import pass_at_k_estimate, pass_pow_k_estimate
 
 ROWS = [{"prompt": "hi", "final_text": "hello"}]
-TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
 
 Call = Callable[[Path], Any]
 

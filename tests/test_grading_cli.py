@@ -7,12 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from _files import write_jsonl
 from whileai.cli import main
-
-
-def write(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
 
 
 def rows_with_answers() -> list[dict]:
@@ -32,7 +28,7 @@ def rows_with_answers() -> list[dict]:
 def test_grade_with_a_verifier_then_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    src = write(tmp_path / "rows.jsonl", rows_with_answers())
+    src = write_jsonl(tmp_path / "rows.jsonl", rows_with_answers())
     out = tmp_path / "graded.jsonl"
     assert (
         main(["grade", str(src), "--verifier", "exact", "--field", "answer", "-o", str(out)]) == 0
@@ -64,7 +60,7 @@ def test_grade_with_an_importable_judge(
         "def rating(row):\n    return 5 if row['final_text'] != '0' else 1\n"
     )
     monkeypatch.chdir(tmp_path)
-    src = write(tmp_path / "rows.jsonl", rows_with_answers())
+    src = write_jsonl(tmp_path / "rows.jsonl", rows_with_answers())
     code = main(["grade", str(src), "--judge", "my_judges:rating", "--scale", "1,5"])
     assert code == 0
     graded = [json.loads(x) for x in (tmp_path / "rows.graded.jsonl").read_text().splitlines()]
@@ -75,7 +71,7 @@ def test_grade_with_an_importable_judge(
 def test_bad_judge_spec_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    src = write(tmp_path / "rows.jsonl", rows_with_answers())
+    src = write_jsonl(tmp_path / "rows.jsonl", rows_with_answers())
     assert main(["grade", str(src), "--judge", "no_such_module_xyz:f"]) == 2
     assert "cannot import" in capsys.readouterr().err
     assert main(["grade", str(src), "--judge", "nocolon"]) == 2
@@ -85,7 +81,7 @@ def test_bad_judge_spec_is_a_clear_error(
 def test_report_on_ungraded_rows_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    src = write(tmp_path / "rows.jsonl", [{"prompt": "p", "final_text": "x"}])
+    src = write_jsonl(tmp_path / "rows.jsonl", [{"prompt": "p", "final_text": "x"}])
     assert main(["report", str(src)]) == 0
     text = capsys.readouterr().out
     assert "pass@1 n/a" in text

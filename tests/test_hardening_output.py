@@ -23,10 +23,7 @@ OTHER = {"scenario_id": "sc-from-another-process", "rollout_index": 0, "prompt":
          "scenario_dimensions": {"seed": 0}, "schema_version": "1"}
 
 
-@pytest.fixture(autouse=True)
-def _no_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_roles")
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

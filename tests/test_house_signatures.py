@@ -9,11 +9,10 @@ import typing
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai.errors import ConfigError
 from whileai.simulations.play.config import ADVANCED_DEFAULTS, ALIASES, MODES, Advanced
 
-TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
 QUIET = {"simulator": False, "progress": False}
 
 # The spec's parameter reference for simulate(), aliases included.

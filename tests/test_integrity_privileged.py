@@ -192,7 +192,7 @@ def test_the_client_opt_in_keeps_the_block_for_a_private_store_only(platform_key
 
 
 @pytest.mark.filterwarnings("ignore::ResourceWarning")  # Ray's own log files, as in test_scale_ray
-def test_ray_adapters_outputs_hold_no_privileged_text(ray_cluster: Any, tmp_path: Path) -> None:
+def test_ray_adapters_outputs_hold_no_privileged_text(ray: Any, tmp_path: Path) -> None:
     """decontaminate_dataset's kept rows and Parquet output, and simulate_sharded's rows and
     output file, go through the same exit filter."""
     from whileai.scale import decontaminate_dataset, simulate_sharded
@@ -201,9 +201,9 @@ def test_ray_adapters_outputs_hold_no_privileged_text(ray_cluster: Any, tmp_path
     for row in rows:
         row["prompt"] += " with several words to check"
     evals = [{"prompt": "an unrelated evaluation question about the weather today"}]
-    texts = ray_cluster.data.from_items([{"text": json.dumps(r)} for r in rows])
+    texts = ray.data.from_items([{"text": json.dumps(r)} for r in rows])
     kept, _ = decontaminate_dataset(texts, evals, column="text", output=tmp_path / "kept")
-    dicts, _ = decontaminate_dataset(ray_cluster.data.from_items(rows), evals)
+    dicts, _ = decontaminate_dataset(ray.data.from_items(rows), evals)
     out = {"kept texts": json.dumps(kept.take_all()).encode(),
            "kept dicts": json.dumps(dicts.take_all(), default=str).encode()}
     for part in (tmp_path / "kept").glob("*.parquet"):

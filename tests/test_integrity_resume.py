@@ -48,10 +48,7 @@ def _agent(seed: int = 0) -> Any:
     return zps.seeded_agent(TOOLS, seed=seed)
 
 
-@pytest.fixture(autouse=True)
-def _no_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_roles")
 
 
 CHANGES: list[tuple[str, dict[str, Any], Any]] = [

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from _tools import GET_ORDER
 from chat_server import Answer, completion, serve
 from whileai.rows.outbound import conversation
 from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
@@ -22,12 +23,8 @@ from whileai.simulations.models import (
 )
 
 FAST = RetryPolicy(max_retries=2, backoff=0.001, max_backoff=0.01, timeout=5.0)
-TOOLS = [
-    {"type": "function", "function": {"name": "get_order", "description": "Look up an order",
-                                      "parameters": {"type": "object", "properties": {
-                                          "order_id": {"type": "string"}}}}},
-    {"name": "cancel_order", "description": "Cancel an order", "parameters": {}},
-]
+# Both forms the agent accepts: an OpenAI-style wrapped tool and a bare one.
+TOOLS = [GET_ORDER, {"name": "cancel_order", "description": "Cancel an order", "parameters": {}}]
 
 
 class FakeWorld:

@@ -45,10 +45,7 @@ class Backend:
                                  logprobs=[-1.0]))
 
 
-@pytest.fixture(autouse=True)
-def _clean_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_roles")
 
 
 @pytest.mark.parametrize("mode", ["explore", "sft", "rl"])

@@ -7,31 +7,19 @@ airline and telecom fixtures, and specs generated here.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import whileai.simulations as zps
+from _specs import load, spec_data
 from whileai.errors import SpecError
-from whileai.simulations.agent.spec import AgentSpec, agent_spec
+from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.kinds import WRITES, confirms_writes, fitted, tool_kind
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SPECS = ("retail_spec", "airline_spec", "telecom_spec")
-
-
-def spec_data(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
-    return data
-
-
-def load(name: str) -> AgentSpec:
-    data = spec_data(name)
-    return agent_spec(tools=data["tools"], system_prompt=data["system_prompt"])
 
 
 @cache

@@ -11,7 +11,7 @@ import pytest
 import whileai.simulations as zps
 from platform_server import require_server_extra
 from whileai.errors import PublishGateError, RowError
-from whileai.platform import NotFoundError
+from whileai.platform import NotFoundError, PlatformError
 
 require_server_extra()
 
@@ -58,8 +58,7 @@ def test_update_changes_only_the_fields_given(key: str) -> None:
     changed = zps.update_dataset(entry["datasetId"], purpose="eval")
     assert (changed["purpose"], changed["mode"], changed["agent"], changed["description"]) == (
         "eval", "rl", "a1", "d")
-    with pytest.raises(zps.PlatformError if hasattr(zps, "PlatformError") else Exception,
-                       match="purpose must be one of"):
+    with pytest.raises(PlatformError, match="purpose must be one of"):
         zps.update_dataset(entry["datasetId"], purpose="nonsense")
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 import whileai.simulations as zps
 
 TOOLS = [
@@ -114,8 +112,6 @@ def test_seeded_agent_labels_its_mistakes() -> None:
 
 
 def test_seeded_agent_style_and_leak_reports() -> None:
-    if not hasattr(zps, "style_report") or not hasattr(zps, "leak_report"):
-        pytest.skip("style_report / leak_report are not available yet")
     data = zps.simulate(zps.seeded_agent(TOOLS), tools=TOOLS,
                         system_prompt="Help customers with orders.", simulator=False, budget=60)
     rows = data.trajectories

@@ -1,7 +1,7 @@
 """Bad input on the local Ray cluster: the adapters refuse what one process refuses, and keep
 (or skip) what it keeps, naming the file and line, or the dataset row.
 
-The session's local cluster (``ray_cluster``: 2 CPUs, files under tmp); skipped under
+The session's local cluster (the ``ray`` fixture: 2 CPUs, files under tmp); skipped under
 ``WHILEAI_PURE=1`` and without the ray extra. Each bad line sits in the middle of the file, in
 neither the first span nor the first batch, so the error must be carried to the driver and
 numbered there.
@@ -24,11 +24,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
 EVALS = [{"prompt": "where is my order 4412 that I placed last week please help me now"}]
 BAD_AT = 37  # the bad line's place among the rows (0-based): line 38 of the file
-
-
-@pytest.fixture(scope="module")
-def ray(ray_cluster: Any) -> Any:
-    return ray_cluster
 
 
 def _rows(n: int = 60) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """hack_scan over a Ray Dataset: features made on the cluster, the single-process report exactly.
 
-The session's local cluster (``ray_cluster``: 2 CPUs, files under tmp); skipped under
+The session's local cluster (the ``ray`` fixture: 2 CPUs, files under tmp); skipped under
 ``WHILEAI_PURE=1`` and without the ray extra. Rows are shuffled so each ask is spread over
 several blocks, and batches cut asks in the middle.
 """
@@ -25,11 +25,6 @@ from bench_large import scan_rows
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
 ENDORSED = ["tool:lookup_order"]
-
-
-@pytest.fixture(scope="module")
-def ray(ray_cluster: Any) -> Any:
-    return ray_cluster
 
 
 def _shuffled(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

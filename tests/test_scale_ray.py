@@ -1,6 +1,6 @@
 """whileai.scale on a local Ray cluster: each adapter returns what the single-process call does.
 
-One session-wide cluster (the ``ray_cluster`` fixture: 2 CPUs, files under tmp, loopback only);
+One session-wide cluster (the ``ray`` fixture: 2 CPUs, files under tmp, loopback only);
 skipped under ``WHILEAI_PURE=1`` and without the ray extra.
 """
 
@@ -15,13 +15,12 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from whileai.errors import ConfigError
 
 # Ray leaves its own log files and helper-process handles to the garbage collector: not ours.
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
-TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
 WORDS = ("please", "thanks", "order", "status", "refund", "item", "box", "shipped", "soon")
 
 
@@ -47,11 +46,6 @@ def _train_rows(n: int) -> list[dict[str, Any]]:
 EVALS = [{"prompt": f"where is my order number {i} that I placed last week please help",
           "scenario_id": "eval-7" if i == 0 else f"e{i}", "final_text": "Your order shipped."}
          for i in range(40)]
-
-
-@pytest.fixture(scope="module")
-def ray(ray_cluster: Any) -> Any:
-    return ray_cluster
 
 
 def test_decontaminate_dataset_equals_one_process(ray: Any) -> None:

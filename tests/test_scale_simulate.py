@@ -8,7 +8,7 @@
   and are built as one process builds them (``logprobs=`` kept);
 - ``output=`` is written per shard and merged.
 
-The session's local cluster (``ray_cluster``: 2 CPUs, files under tmp); model endpoints are
+The session's local cluster (the ``ray`` fixture: 2 CPUs, files under tmp); model endpoints are
 chat servers on 127.0.0.1. Skipped under ``WHILEAI_PURE=1`` and without the ray extra.
 """
 
@@ -23,19 +23,13 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import TOOLS
 from chat_server import Answer, completion, serve
 
 # Ray leaves its own log files and helper-process handles to the garbage collector: not ours.
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
-TOOLS = [{"type": "function", "function": {"name": "get_order", "parameters": {
-    "type": "object", "properties": {"order_id": {"type": "string"}}}}}]
 KW: dict[str, Any] = {"tools": TOOLS, "system_prompt": "Help.", "simulator": False}
-
-
-@pytest.fixture(scope="module")
-def ray(ray_cluster: Any) -> Any:
-    return ray_cluster
 
 
 def _canon(rows: Any) -> list[str]:

@@ -26,9 +26,7 @@ POLICY = "Help customers with their orders."
 
 
 @pytest.fixture(autouse=True)
-def _env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
+def _env(no_model_roles: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WHILEAI_MODEL_RETRIES", "4")
 
 

@@ -22,11 +22,7 @@ from whileai.simulations.models.embedders import HASH_VERSION
 POLICY = "Help customers with their orders."
 
 
-@pytest.fixture(autouse=True)
-def _no_roles(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("WHILEAI_AGENT", "WHILEAI_SIMULATOR", "WHILEAI_JUDGE", "OPENAI_API_KEY",
-                "OPENAI_BASE_URL"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_roles")
 
 
 def _step(tool: str, result: Any, **args: Any) -> dict[str, Any]:

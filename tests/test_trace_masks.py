@@ -43,7 +43,7 @@ pieces = st.sampled_from([
     "\u00a0", "\u2028", "\x1c", "\u3000", "\t", " ", "  ", "'", '"', ":", "=", "-", "_", "\ud800",
 ])
 texts = st.lists(pieces, max_size=12).map("".join)
-TOOLS = ["lookup_order", "refund_order", "run_shell", "write_file", "delete_user", "exec_cmd",
+TOOL_NAMES = ["lookup_order", "refund_order", "run_shell", "write_file", "delete_user", "exec_cmd",
          "search_docs", "send_email", "run_tests", "apply_patch", "cancel_booking", "helper",
          "", None, 7]
 step_st = st.one_of(
@@ -51,7 +51,7 @@ step_st = st.one_of(
     st.fixed_dictionaries({"role": st.just("assistant")},
                           optional={"content": st.one_of(st.none(), st.just(3))}),
     st.fixed_dictionaries(
-        {"tool": st.sampled_from(TOOLS),
+        {"tool": st.sampled_from(TOOL_NAMES),
          "arguments": st.one_of(
              st.none(), st.just("pytest -q"),
              st.dictionaries(st.sampled_from(["cmd", "path", "file_name", "content", "n"]),

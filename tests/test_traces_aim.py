@@ -8,15 +8,12 @@ from typing import Any
 import pytest
 
 import whileai.simulations as zps
+from _tools import order_tools
 from whileai.errors import ConfigError
 from whileai.simulations.agent.spec import agent_spec
 from whileai.simulations.generate.grid import build_grid, default_axes
 
-TOOLS = [
-    {"type": "function", "function": {"name": name, "parameters": {
-        "type": "object", "properties": {"order_id": {"type": "string"}}}}}
-    for name in ("list_orders", "refund", "get_order", "cancel")
-]
+TOOLS = order_tools("list_orders", "refund", "get_order", "cancel")
 
 
 def _trace(tool: str, result: Any, reward: Any = None, prompt: str = "where is 4412") -> dict:

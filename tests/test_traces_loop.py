@@ -3,23 +3,17 @@ the README loop (split_pseudo_production -> simulate(traces=prod) -> leakage_rep
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import whileai.simulations as zps
+from _tools import order_tools
 from whileai.errors import SpecError
 
-TOOLS = [
-    {"type": "function", "function": {"name": name, "parameters": {
-        "type": "object", "properties": {"order_id": {"type": "string"}},
-        "required": ["order_id"]}}}
-    for name in ("get_order", "refund", "cancel_order")
-]
+TOOLS = order_tools("get_order", "refund", "cancel_order")
 POLICY = "Verify the order before any refund."
 TIMEOUT = {"prompt": "where is my order 4412", "steps": [
     {"tool": "refund", "arguments": {"order_id": "4412"}, "result": {"error": "timeout"}}],
@@ -27,20 +21,8 @@ TIMEOUT = {"prompt": "where is my order 4412", "steps": [
 RUN = {"simulator": False, "progress": False, "mode": "rl", "repeats": 2, "budget": 12}
 
 
-def _name(name: str, module: str) -> Callable[..., Any]:
-    """A public name, from ``zps`` or else its home module; skip until its area has landed."""
-    found = getattr(zps, name, None)
-    if found is None:
-        try:
-            found = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            pytest.skip(f"{name} ({module}) is not available yet")
-    assert callable(found)
-    return found
-
-
 def _agent() -> Any:
-    return _name("seeded_agent", "whileai.simulations.generate.seeded")(TOOLS)
+    return zps.seeded_agent(TOOLS)
 
 
 def _graded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -77,15 +59,14 @@ def test_source_copies_and_near_copies_are_dropped_and_counted(tmp_path: Path) -
     assert first.trajectories[-1]["prompt"] not in prompts
     on_disk = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["prompt"] for r in on_disk] == [r["prompt"] for r in data.trajectories]
-    report = _name("leakage_report", "whileai.simulations.clean.leakage")(
-        data.trajectories, sources)
+    report = zps.leakage_report(data.trajectories, sources)
     assert report["n_leaky"] == 0
 
 
 def test_readme_loop_split_simulate_leakage() -> None:
-    split = _name("split_pseudo_production", "whileai.simulations.selection.holdout")
-    leakage_report = _name("leakage_report", "whileai.simulations.clean.leakage")
-    drop_leaky_rows = _name("drop_leaky_rows", "whileai.simulations.clean.leakage")
+    split = zps.split_pseudo_production
+    leakage_report = zps.leakage_report
+    drop_leaky_rows = zps.drop_leaky_rows
     base = zps.simulate(_agent(), tools=TOOLS, system_prompt=POLICY,
                         **{**RUN, "budget": 30})
     scored = _graded(list(base.trajectories))
@@ -104,7 +85,7 @@ def test_readme_loop_split_simulate_leakage() -> None:
 
 
 def test_failed_traces_feed_straight_back() -> None:
-    evaluate = _name("evaluate", "whileai.simulations.judge.judging")
+    evaluate = zps.evaluate
     base = zps.simulate(_agent(), tools=TOOLS, system_prompt=POLICY, **RUN)
 
     def judge(row: dict[str, Any]) -> float:

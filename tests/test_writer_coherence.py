@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import whileai.simulations as zps
-from whileai.simulations.agent.spec import AgentSpec, agent_spec
+from _specs import FIXTURES, load, spec_data
+from whileai.simulations.agent.spec import AgentSpec
 from whileai.simulations.generate.actions import action_of
 from whileai.simulations.generate.coherence import coherence_problems, coherence_report
 from whileai.simulations.generate.diversity import near_duplicate_share
@@ -30,18 +29,7 @@ from whileai.simulations.generate.reading import read_call
 from whileai.simulations.generate.writer import render
 from whileai.simulations.world.roles import lexicon
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SPECS = ("retail", "airline", "telecom")
-
-
-def spec_data(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}_spec.json").read_text())
-    return data
-
-
-def load(name: str) -> AgentSpec:
-    data = spec_data(name)
-    return agent_spec(tools=data["tools"], system_prompt=data["system_prompt"])
+SPECS = ("retail_spec", "airline_spec", "telecom_spec")
 
 
 def drafts(spec: AgentSpec, count: int, seed: int = 0) -> list[Any]:
@@ -91,7 +79,7 @@ BAD = [
 
 @pytest.mark.parametrize(("ask", "tools", "rule"), BAD)
 def test_the_check_flags_incoherent_asks(ask: str, tools: Any, rule: str) -> None:
-    problems = coherence_problems(load("retail"), ask, tools)
+    problems = coherence_problems(load("retail_spec"), ask, tools)
     assert any(p.startswith(rule) for p in problems), problems
 
 
@@ -105,11 +93,11 @@ def test_the_check_flags_incoherent_asks(ask: str, tools: Any, rule: str) -> Non
      "find_user_id_by_email"),
 ])
 def test_the_check_passes_plain_asks(ask: str, tools: str) -> None:
-    assert coherence_problems(load("retail"), ask, tools) == []
+    assert coherence_problems(load("retail_spec"), ask, tools) == []
 
 
 def test_coherence_report_counts_rules() -> None:
-    spec = load("retail")
+    spec = load("retail_spec")
     report = coherence_report(spec, [
         {"prompt": "check the user with id #W9621204",
          "world_state": {"target_tools": ["get_user_details"]}},
@@ -123,24 +111,24 @@ def test_coherence_report_counts_rules() -> None:
 # --- roles, formats, actions ---------------------------------------------------------------
 
 def test_roles_and_formats_are_read_from_the_schemas() -> None:
-    lex = lexicon(load("retail"))
+    lex = lexicon(load("retail_spec"))
     assert lex.formats["order"].regex().fullmatch("#W1234567")
     assert lex.formats["user"].regex().fullmatch("sara_doe_496")
     assert lex.formats["payment method"].regex().fullmatch("gift_card_1234567")
     assert lex.formats["payment method"].regex().fullmatch("credit_card_1234567")
     assert lex.role("exchange_delivered_order_items", "new_item_ids").qualifier == "new"
     assert lex.role("cancel_pending_order", "reason").kind == "attribute"
-    air = lexicon(load("airline"))
+    air = lexicon(load("airline_spec"))
     assert air.role("book_reservation", "insurance").kind == "flag"
     assert air.role("book_reservation", "total_baggages").kind == "quantity"
     assert air.role("book_reservation", "origin").kind == "place"
     assert air.role("book_reservation", "passengers").kind == "records"
     assert air.role("send_certificate", "amount").kind == "money"
-    assert lexicon(load("telecom")).role("refuel_data", "gb_amount").unit == "GB"
+    assert lexicon(load("telecom_spec")).role("refuel_data", "gb_amount").unit == "GB"
 
 
 def test_actions_come_from_names_and_descriptions() -> None:
-    spec = load("retail")
+    spec = load("retail_spec")
     ret = action_of(spec, "return_delivered_order_items")
     assert (ret.verb, ret.entity, ret.write, ret.multi) == ("return", "order", True, True)
     assert not action_of(spec, "get_order_details").write
@@ -148,7 +136,7 @@ def test_actions_come_from_names_and_descriptions() -> None:
     assert {action_of(spec, t).hidden for t in ("think", "calculate",
                                                  "transfer_to_human_agents")} == {
         "think", "calculate", "handoff"}
-    plan = action_of(load("telecom"), "change_plan")
+    plan = action_of(load("telecom_spec"), "change_plan")
     assert (plan.entity, plan.target) == ("line", "plan_id")
 
 
@@ -212,7 +200,7 @@ def test_the_agent_reads_back_every_value_a_plain_ask_gives(name: str) -> None:
 
 
 def test_lists_and_look_alike_ids_are_told_apart() -> None:
-    spec = load("retail")
+    spec = load("retail_spec")
     ask = ("Please exchange items 1008292230 and 2000000001 from order #W1234567 for new "
            "items 3000000002 and 4000000003 using gift_card_7654321. Also check product "
            "5000000004.")
@@ -228,7 +216,7 @@ def test_lists_and_look_alike_ids_are_told_apart() -> None:
 
 
 def test_calculator_asks_read_as_expressions() -> None:
-    spec = load("retail")
+    spec = load("retail_spec")
     assert read_call(spec, "calculate", "I need 3 of them at $12.50 each. What would that "
                      "cost in total?")[0] == {"expression": "3 * 12.50"}
     assert read_call(spec, "calculate", "I had $90.00 of credit and spent $12.25. How much "

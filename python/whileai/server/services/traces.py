@@ -163,7 +163,7 @@ def ingest(store: Store, account: Account,
     where SQLite's busy handler sleeps in steps of up to 100 ms). Served side by side, two
     requests finished together and both senders then encoded their next batch while the server
     sat idle; in turn, each response goes back as soon as its request is stored and its sender's
-    next batch is encoded while the server works on the other (docs/benchmarks.md, session 7).
+    next batch is encoded while the server works on the other (CHANGELOG.md, 2026-12-02).
     """
     with _TURN:
         now = time.time()
