@@ -11,13 +11,13 @@ from whileai.errors import ConfigError
 from whileai.simulations.generate.model_agent import AgentSettings, ModelAgent
 from whileai.simulations.models import ChatClient, RetryPolicy, local_model
 from whileai.simulations.selection.gate import calibrate
-from whileai.simulations.train.logprobs import (
+from whileai.simulations.training.logprobs import (
     format_logprob_report,
     logprob_report,
     mean_kl,
     staleness_report,
 )
-from whileai.simulations.train.reference import reference_logprobs, turn_token_counts
+from whileai.simulations.training.reference import reference_logprobs, turn_token_counts
 
 FAST = RetryPolicy(max_retries=1, backoff=0.001, timeout=5.0)
 

@@ -13,9 +13,9 @@ from whileai.platform.errors import PlatformError
 from whileai.platform.http import Connection, call
 from whileai.retry import Retry
 from whileai.simulations.models import ChatClient, RetryPolicy, local_model
-from whileai.simulations.train.record import RunFolder
-from whileai.simulations.train.sender import RunSender
-from whileai.simulations.train.transport import HttpRunsTransport
+from whileai.simulations.training.record import RunFolder
+from whileai.simulations.training.sender import RunSender
+from whileai.simulations.training.transport import HttpRunsTransport
 
 KEY = "sk-live-0123456789abcdef0123"  # echoed back by the failing server below
 DOWN = Answer({"error": "unavailable", "message": f"busy; you sent Bearer {KEY}"}, status=503)
@@ -172,7 +172,7 @@ def test_sender_is_the_only_layer_retrying(tmp_path: Path,
         sender._wake.set()
         sender._thread.join(timeout=5.0)
         before = len(server.requests)
-        monkeypatch.setattr("whileai.simulations.train.sender.LATE",
+        monkeypatch.setattr("whileai.simulations.training.sender.LATE",
                             Retry(attempts=3, backoff=0.001))
         assert not sender.send_now()
         assert len(server.requests) - before == 3

@@ -12,8 +12,8 @@ import pytest
 import whileai.simulations as zps
 from whileai.cli import main
 from whileai.errors import ConfigError
-from whileai.simulations.train.record import RunFolder
-from whileai.simulations.train.sender import RunSender, upload_folder
+from whileai.simulations.training.record import RunFolder
+from whileai.simulations.training.sender import RunSender, upload_folder
 
 
 def graded(rate: float, n: int = 20) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from whileai.simulations.train.monitor import HackMonitor
+from whileai.simulations.training.monitor import HackMonitor
 
 VOCAB = ["the", "order", "is", "ready", "please", "wait", "we", "can", "check", "your", "item",
          "status", "soon", "thanks", "now"]

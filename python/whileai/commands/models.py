@@ -85,7 +85,7 @@ def run_logprobs(args: argparse.Namespace) -> int:
     """Print the logprob report, the sampled KL and the staleness report."""
     # imported when the command runs: `whileai --help` loads no area
     from whileai.commands.manners import load_checked_rows
-    from whileai.simulations.train.logprobs import (
+    from whileai.simulations.training.logprobs import (
         format_logprob_report,
         logprob_report,
         mean_kl,

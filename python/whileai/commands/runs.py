@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
 def run_list(args: argparse.Namespace) -> int:
     """Print the local runs."""
     # imported when the command runs: `whileai --help` loads no area
-    from whileai.simulations.train.runs import list_runs
+    from whileai.simulations.training.runs import list_runs
     runs = list_runs(dir=args.dir)
     if args.json:
         print(json.dumps(runs, indent=1, default=str))
@@ -53,7 +53,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     """Print one run."""
     # imported when the command runs: `whileai --help` loads no area
-    from whileai.simulations.train.runs import format_run, get_run
+    from whileai.simulations.training.runs import format_run, get_run
 
     run = get_run(args.run, dir=args.dir)
     print(json.dumps(run, indent=1, default=str) if args.json else format_run(run))
@@ -63,9 +63,9 @@ def run_show(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     """Upload a run folder (what is not sent yet) to the configured platform."""
     # imported when the command runs: `whileai --help` loads no area
-    from whileai.simulations.train.record import RunFolder
-    from whileai.simulations.train.sender import upload_folder
-    from whileai.simulations.train.transport import configured_runs_transport
+    from whileai.simulations.training.record import RunFolder
+    from whileai.simulations.training.sender import upload_folder
+    from whileai.simulations.training.transport import configured_runs_transport
     folder = RunFolder(args.folder)
     transport = configured_runs_transport(required=True)
     assert transport is not None  # required=True raises instead

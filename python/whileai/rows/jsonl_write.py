@@ -241,6 +241,7 @@ class JsonlAppender:
     A row that cannot be encoded raises ``RowError`` before anything is written.
 
     >>> import os, tempfile
+    >>> from whileai.rows.jsonl import load_rows
     >>> path = os.path.join(tempfile.mkdtemp(), "live.jsonl")
     >>> with JsonlAppender(path) as out:
     ...     out.append({"prompt": "a"})

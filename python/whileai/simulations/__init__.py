@@ -61,6 +61,7 @@ from whileai.rows.schema import (
     validate,
 )
 from whileai.simulations.agent.spec import inspect
+from whileai.simulations.aliases import install as _install_aliases
 from whileai.simulations.clean.decontam import decontaminate, format_decontamination
 from whileai.simulations.clean.decontam_index import EvalIndex, build_eval_index
 from whileai.simulations.clean.grounding import (
@@ -169,18 +170,18 @@ from whileai.simulations.selection.pairs import build_preference_pairs
 from whileai.simulations.selection.rank import rank
 from whileai.simulations.selection.stage import STAGES, stage_of, stage_report, stamp_stage
 from whileai.simulations.simulation import simulate, simulate_from_traces
-from whileai.simulations.train.callback import TrainerCallback
-from whileai.simulations.train.hosted import models, serve, train
-from whileai.simulations.train.logprobs import (
+from whileai.simulations.training.callback import TrainerCallback
+from whileai.simulations.training.hosted import models, serve, train
+from whileai.simulations.training.logprobs import (
     format_logprob_report,
     logprob_report,
     mean_kl,
     staleness_report,
 )
-from whileai.simulations.train.monitor import HackMonitor
-from whileai.simulations.train.reference import reference_logprobs
-from whileai.simulations.train.run import TrainingRun, training_run
-from whileai.simulations.train.runs import (
+from whileai.simulations.training.monitor import HackMonitor
+from whileai.simulations.training.reference import reference_logprobs
+from whileai.simulations.training.run import TrainingRun, training_run
+from whileai.simulations.training.runs import (
     attach_delta,
     attach_holdout,
     format_hack_monitor,
@@ -394,3 +395,5 @@ __all__: list[str] = [
     "write_jsonl",
     "write_rubrics",
 ]
+
+_install_aliases()  # the module paths the product documents name (aliases.py)

@@ -17,7 +17,7 @@ from typing import Any
 
 from whileai.errors import ConfigError
 from whileai.simulations.export.hf import to_hf_folder
-from whileai.simulations.train.runs import get_run
+from whileai.simulations.training.runs import get_run
 
 __all__ = ["adapter_folder", "hf_publish", "hf_publish_run", "hf_status", "repo_id"]
 

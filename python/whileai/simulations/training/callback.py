@@ -5,7 +5,7 @@ It speaks the trainer callback API by name (``on_log``, ``on_step_end``, ``on_tr
 and TRL's trainers call it the same way. Every ``on_log`` becomes a point at the trainer's global
 step (loss, reward, KL, learning rate, completion length, grad norm, epoch: whatever the trainer
 logs that is a number); ``on_train_end`` finishes the run, ``stopped`` when a monitor stopped it.
-With a ``monitor=`` (a :class:`~whileai.simulations.train.monitor.HackMonitor`) the callback
+With a ``monitor=`` (a :class:`~whileai.simulations.training.monitor.HackMonitor`) the callback
 forwards the trainer's events to it, so one ``add_callback`` wires both.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from whileai.simulations.train.monitor import HackMonitor
-from whileai.simulations.train.run import TrainingRun, as_run, training_run
+from whileai.simulations.training.monitor import HackMonitor
+from whileai.simulations.training.run import TrainingRun, as_run, training_run
 
 __all__ = ["TrainerCallback"]
 

@@ -22,10 +22,10 @@ from whileai.simulations.judge.llm_judge import resolve_judge
 from whileai.simulations.measure.delta import delta_report
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES
 from whileai.simulations.models.spec import local_model
-from whileai.simulations.train.record import RunFolder, default_runs_dir
-from whileai.simulations.train.run import TrainingRun, _rate, holdout_verdict, runs_in
-from whileai.simulations.train.sender import upload_folder
-from whileai.simulations.train.transport import configured_runs_transport
+from whileai.simulations.training.record import RunFolder, default_runs_dir
+from whileai.simulations.training.run import TrainingRun, _rate, holdout_verdict, runs_in
+from whileai.simulations.training.sender import upload_folder
+from whileai.simulations.training.transport import configured_runs_transport
 
 __all__ = ["attach_delta", "attach_holdout", "format_hack_monitor", "format_run", "get_run",
            "list_runs", "reward_model"]

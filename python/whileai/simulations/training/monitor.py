@@ -35,8 +35,8 @@ from whileai.errors import ConfigError
 from whileai.rows.source import read_reward
 from whileai.simulations.clean.hack_scan import hack_scan
 from whileai.simulations.judge.judging import judge_row
-from whileai.simulations.train.run import TrainingRun, as_run
-from whileai.simulations.train.sampling import model_sampler
+from whileai.simulations.training.run import TrainingRun, as_run
+from whileai.simulations.training.sampling import model_sampler
 
 __all__ = ["ALARMS", "HackMonitor", "RewardFn"]
 

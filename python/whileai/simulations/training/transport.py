@@ -20,7 +20,7 @@ __all__ = ["HttpRunsTransport", "configured_runs_transport"]
 class HttpRunsTransport:
     """The runs API through the platform connection (auth, error mapping).
 
-    The sending calls try once: the :class:`~whileai.simulations.train.sender.RunSender`
+    The sending calls try once: the :class:`~whileai.simulations.training.sender.RunSender`
     that drives them is the one layer that retries (the lines wait on disk meanwhile).
     """
 

@@ -26,9 +26,9 @@ from whileai.errors import ConfigError
 from whileai.simulations.measure.delta import delta_report
 from whileai.simulations.measure.passat import pass_at
 from whileai.simulations.measure.stats import DEFAULT_RESAMPLES
-from whileai.simulations.train.record import RUN_STATUSES, RunFolder, default_runs_dir
-from whileai.simulations.train.sender import RunSender, RunsTransport
-from whileai.simulations.train.transport import configured_runs_transport
+from whileai.simulations.training.record import RUN_STATUSES, RunFolder, default_runs_dir
+from whileai.simulations.training.sender import RunSender, RunsTransport
+from whileai.simulations.training.transport import configured_runs_transport
 
 __all__ = ["HOLDOUT_TOLERANCE", "TrainingRun", "holdout_verdict", "training_run"]
 

@@ -1,6 +1,6 @@
 """Upload a run folder to the platform in the background, never blocking or failing the trainer.
 
-The folder (:class:`~whileai.simulations.train.record.RunFolder`) is the queue: the trainer
+The folder (:class:`~whileai.simulations.training.record.RunFolder`) is the queue: the trainer
 only appends lines to it, and one daemon thread sends whatever is past its cursor, in batches of
 at most 500 lines. While the server is down the lines simply wait on disk (memory stays flat);
 each line carries its ``seq``, so a batch sent twice (sent, then the answer lost) is stored once.
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from whileai.retry import Retry
-from whileai.simulations.train.record import RunFolder
+from whileai.simulations.training.record import RunFolder
 
 __all__ = ["BATCH", "LATE", "RunSender", "RunsTransport", "upload_folder"]
 
