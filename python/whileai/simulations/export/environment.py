@@ -33,7 +33,6 @@ from whileai.simulations.clean.decontam import decontaminate
 from whileai.simulations.export.checklist import has_cell_metadata
 from whileai.simulations.export.reference import reference_of
 from whileai.simulations.export.template import render_backend, render_module, render_pyproject
-from whileai.simulations.export.vf_env import build_environment
 from whileai.simulations.export.wire import tool_schemas
 from whileai.simulations.selection.gate import calibrate
 from whileai.simulations.selection.hygiene import DEFAULT_BAND, check_band
@@ -351,6 +350,8 @@ def load_environment(
         raise ImportError(
             "load_environment needs the `verifiers` package (>= 0.4): "
             "pip install 'whileai[rl]'") from exc
+    # optional extra: vf_env imports `verifiers` at its top
+    from whileai.simulations.export.vf_env import build_environment
 
     data, path = _read_spec(spec)
     for key, value in (("execute", execute), ("reward", reward), ("world", world)):
