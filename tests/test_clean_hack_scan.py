@@ -11,13 +11,13 @@ from typing import Any, get_args
 
 import pytest
 
-from whileai.simulations.clean.hack_scan import (
+from whileai.simulations.clean.hack_scan import hack_scan
+from whileai.simulations.clean.hack_verdict import (
     Cause,
     HackScanReport,
     RankedFeature,
     Regime,
     ScanSupport,
-    hack_scan,
 )
 
 DELIMITER = ("contains:done", "headings")  # what a reply ending in "\n### done" is read as

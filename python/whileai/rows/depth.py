@@ -18,7 +18,7 @@ whileai.errors.RowError: x.jsonl:3: JSON nested deeper than 200 levels...
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from whileai.errors import RowError
@@ -43,13 +43,9 @@ def _loads(text: str | bytes) -> Any:
     return json.loads(text)  # bytes, trailing whitespace or extra data
 
 
-def depth(value: Any) -> int:
-    """Nesting depth of dicts/lists/tuples in ``value`` (a scalar is 0), computed iteratively.
-
-    >>> depth(1), depth([]), depth({"a": {"b": 1}})
-    (0, 1, 2)
-    """
-    deepest = 0
+def _levels(value: Any) -> Iterator[int]:
+    """The nesting level of every container in ``value``, walked iteratively (no recursion
+    limit), so a caller can stop at the first level that matters."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, level = stack.pop()
@@ -60,9 +56,17 @@ def depth(value: Any) -> int:
         else:
             continue
         level += 1
-        deepest = max(deepest, level)
+        yield level
         stack.extend((child, level) for child in children)
-    return deepest
+
+
+def depth(value: Any) -> int:
+    """Nesting depth of dicts/lists/tuples in ``value`` (a scalar is 0).
+
+    >>> depth(1), depth([]), depth({"a": {"b": 1}})
+    (0, 1, 2)
+    """
+    return max(_levels(value), default=0)
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
@@ -71,19 +75,7 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     >>> too_deep([[1]], limit=1), too_deep([[1]], limit=2)
     (True, False)
     """
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, Mapping):
-            children: Any = item.values()
-        elif isinstance(item, (list, tuple)):
-            children = item
-        else:
-            continue
-        if level + 1 > limit:
-            return True
-        stack.extend((child, level + 1) for child in children)
-    return False
+    return any(level > limit for level in _levels(value))
 
 
 def _message(where: str) -> str:

@@ -46,12 +46,8 @@ from whileai.scale.hack_scan_blocks import BlockScan
 from whileai.scale.rows import batch_rows, raise_problem
 from whileai.simulations.clean.hack_columns import Column, feature_columns
 from whileai.simulations.clean.hack_features import agent_text, trajectory_key
-from whileai.simulations.clean.hack_scan import (
-    HackScanReport,
-    hack_scan,
-    scan_report,
-    usable_rows,
-)
+from whileai.simulations.clean.hack_scan import hack_scan, scan_report, usable_rows
+from whileai.simulations.clean.hack_verdict import HackScanReport
 
 __all__ = ["hack_scan_dataset"]
 

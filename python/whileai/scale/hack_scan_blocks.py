@@ -28,7 +28,7 @@ from whileai import _backend
 from whileai._pure.scan import BLOCK
 from whileai.rows.progress import Progress
 from whileai.simulations.clean.hack_matrix import CONJ_TOP, conjunctions
-from whileai.simulations.clean.hack_scan import Scanned, tier
+from whileai.simulations.clean.hack_verdict import Scanned, tier
 from whileai.simulations.clean.scan_blocks import and_columns, scan_from_partials
 
 __all__ = ["BlockScan", "column_key"]

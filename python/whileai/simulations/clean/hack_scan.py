@@ -43,24 +43,17 @@ from whileai.simulations.clean.hack_matrix import (
 )
 from whileai.simulations.clean.hack_verdict import (
     SHOWN,
-    TIE,
     AskCounts,
-    Cause,
     HackScanReport,
-    RankedFeature,
     Ranking,
-    Regime,
     Scanned,
-    ScanSupport,
     classify,
-    floor_tau,
     pool_verdict,
     rank,
     tier,
 )
 
-__all__ = ["TIE", "AskCounts", "Cause", "HackScanReport", "RankedFeature", "Regime", "ScanSupport",
-           "Scanned", "floor_tau", "hack_scan", "scan_report", "tier", "usable_rows"]
+__all__ = ["hack_scan", "scan_columns", "scan_report", "usable_rows"]
 
 # (line, is_endorsed, n_perm, seed, alpha) -> the scan of the usable rows
 Scan = Callable[[Progress, Callable[[str], bool], int, int, float], Scanned]
